@@ -1,0 +1,170 @@
+import { request as httpRequest } from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../shared/logging/logger';
+import { parseLogLine } from '../test/helpers/log-schema';
+import { startHttpHost, type HttpHost } from './http-host';
+import { createHookRunner, type HookRunner } from './invocation';
+import { loadApp } from './load-app';
+import { buildRouteTable } from './route-table';
+
+const fixtureRoot = path.join(__dirname, 'test-fixtures', 'app');
+const events = ((globalThis as { __localHostFixtureEvents?: string[] }).__localHostFixtureEvents ??= []);
+const lines: string[] = [];
+/** Every line ever written, for the log-schema check (tests clear `lines`). */
+const allLines: string[] = [];
+const logger = createLogger({
+  service: 'local-host',
+  level: 'debug',
+  destination: { write: (line: string) => void (lines.push(line), allLines.push(line)) },
+});
+const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+let host: HttpHost;
+let hooks: HookRunner;
+let base: string;
+
+beforeAll(async () => {
+  const core = loadApp(fixtureRoot);
+  hooks = createHookRunner(core, fixtureRoot);
+  await hooks.appStart();
+  const { routes } = buildRouteTable(core.registrations(), 'api');
+  host = await startHttpHost({ routes, hooks, logger, port: 0 });
+  base = `http://127.0.0.1:${host.port}`;
+});
+
+afterAll(async () => {
+  await host?.close();
+});
+
+/** A raw request, for what fetch refuses to send (odd methods, unannounced chunked bodies). */
+function raw(method: string, pathname: string, body?: Buffer): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${pathname}`, { method }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+describe('the local HTTP host', () => {
+  it('binds port 0 to a real port', () => {
+    expect(host.port).toBeGreaterThan(0);
+  });
+
+  it('routes to the function with route values, query, headers, URL and a fresh trace context', async () => {
+    const response = await fetch(`${base}/api/v1/things/42?q=hello`, { headers: { 'x-custom': 'yes' } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, string>;
+    expect(body).toMatchObject({ id: '42', q: 'hello', custom: 'yes', functionName: 'things', triggerType: 'httpTrigger' });
+    expect(body.url).toBe(`${base}/api/v1/things/42?q=hello`);
+    expect(body.invocationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(body.traceParent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/);
+  });
+
+  it("continues a caller's valid traceparent (same trace id, new span) and replaces an invalid one", async () => {
+    const incoming = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const continued = (await (await fetch(`${base}/api/v1/things/1`, { headers: { traceparent: incoming } })).json()) as { traceParent: string };
+    expect(continued.traceParent).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);
+    expect(continued.traceParent).not.toBe(incoming);
+    const replaced = (await (await fetch(`${base}/api/v1/things/1`, { headers: { traceparent: 'garbage' } })).json()) as { traceParent: string };
+    expect(replaced.traceParent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+  });
+
+  it('sends what only the catch-all matches to the catch-all function', async () => {
+    const response = await fetch(`${base}/api/v1/things/not-a-number`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ code: 'not_found', path: 'v1/things/not-a-number' });
+    const wrongMethod = await fetch(`${base}/api/v1/things/1`, { method: 'DELETE' });
+    expect(await wrongMethod.json()).toEqual({ code: 'not_found', path: 'v1/things/1' });
+  });
+
+  it('answers 404 problem+json itself when no function takes the method and path', async () => {
+    const response = await raw('PURGE', '/api/anything');
+    expect(response.status).toBe(404);
+    expect(response.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(response.text)).toMatchObject({ type: 'about:blank', status: 404, code: 'not_found' });
+    expect((await fetch(`${base}/outside-the-prefix`)).status).toBe(404);
+  });
+
+  it('passes the body and writes status, headers and body back', async () => {
+    const response = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: 'hello body' });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await response.text()).toBe('hello body');
+    const empty = await fetch(`${base}/api/v1/echo`, { method: 'POST' });
+    expect(empty.status).toBe(201);
+    expect(await empty.text()).toBe('');
+  });
+
+  it('refuses a body over 1 MiB with 413, announced or streamed', async () => {
+    const announced = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: Buffer.alloc(1024 * 1024 + 1, 97) });
+    expect(announced.status).toBe(413);
+    expect(await announced.json()).toMatchObject({ type: 'about:blank', title: 'Payload too large', status: 413, code: 'payload_too_large' });
+
+    const chunked = await raw('POST', '/api/v1/echo', Buffer.alloc(2 * 1024 * 1024, 98));
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.text)).toMatchObject({ code: 'payload_too_large' });
+
+    const exactlyAtLimit = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: Buffer.alloc(1024 * 1024, 97) });
+    expect(exactlyAtLimit.status).toBe(201);
+  });
+
+  it('turns an exception escaping a handler into 500 problem+json and one error line without the message body', async () => {
+    lines.length = 0;
+    const response = await fetch(`${base}/api/v1/boom`);
+    expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 500, code: 'internal_error' });
+    expect(JSON.stringify(body)).not.toContain('kaboom');
+    const errors = logged().filter((line) => line.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ service: 'local-host', functionName: 'boom', errorCode: 'internal_error', errorType: 'Error', traceId: body.traceId });
+  });
+
+  it('treats a handler result that is not an object as a failure, like the library', async () => {
+    const response = await fetch(`${base}/api/v1/not-an-object`);
+    expect(response.status).toBe(500);
+  });
+
+  it('writes every Set-Cookie: from headers and from the cookies list', async () => {
+    const response = await fetch(`${base}/api/v1/cookies`);
+    expect(response.headers.getSetCookie()).toEqual(['plain=2', 'session=a%20b; Path=/; HttpOnly; SameSite=Strict']);
+  });
+
+  it('runs app and invocation hooks with the worker context objects', async () => {
+    events.length = 0;
+    const response = await fetch(`${base}/api/v1/hooked`);
+    expect(await response.json()).toEqual({ by: 'preInvocation hook' });
+    expect(response.headers.get('x-post-hook')).toBe('pre');
+    await fetch(`${base}/api/v1/boom`);
+    expect(events).toEqual(['pre hooked', 'post hooked', 'pre boom', 'post boom failed']);
+    await hooks.appTerminate();
+    expect(events.at(-1)).toBe('appTerminate after appStart');
+  });
+
+  it("collects context.log lines in the host's log with the invocation's names", async () => {
+    lines.length = 0;
+    await fetch(`${base}/api/v1/things/7`);
+    expect(logged()).toContainEqual(expect.objectContaining({ level: 'info', functionName: 'things', category: 'user', message: 'looking at a thing' }));
+  });
+
+  it('never logs request bodies or headers', async () => {
+    lines.length = 0;
+    await fetch(`${base}/api/v1/echo`, { method: 'POST', body: 'secret-body-text', headers: { authorization: 'Bearer secret-token-text' } });
+    await fetch(`${base}/api/v1/boom`, { headers: { authorization: 'Bearer secret-token-text' } });
+    expect(lines.join('\n')).not.toMatch(/secret-(body|token)-text/);
+  });
+});
+
+describe('log lines', () => {
+  it('all fit the log-line schema (error lines with errorCode and stack)', () => {
+    expect(allLines.length).toBeGreaterThan(0);
+    for (const line of allLines) expect(() => parseLogLine(line)).not.toThrow();
+  });
+});

@@ -1,0 +1,129 @@
+import path from 'node:path';
+import { DEVELOPMENT_STORAGE, type Config } from '../shared/config';
+import type { Logger } from '../shared/logging/logger';
+import type { AppSettings } from './app-settings';
+import { AZURITE_QUEUE_PORT, isListening, startAzuriteQueue, type RunningAzurite } from './azurite';
+import type { FunctionRegistration, RpcLogLevel } from './functions-core-shim';
+import { readHostSettings } from './host-json';
+import { startHttpHost } from './http-host';
+import { createHookRunner, errorLineFields, triggerOf } from './invocation';
+import { loadApp } from './load-app';
+import { startQueueListeners } from './queue-host';
+import { buildRouteTable } from './route-table';
+import { startTimers } from './timer-host';
+
+export interface LocalHostOptions {
+  /** The function app's root: package.json, host.json (the current directory, as for `func start`). */
+  appRoot: string;
+  config: Config;
+  /** App settings: the environment with local.settings.json applied. */
+  settings: AppSettings;
+  logger: Logger;
+  /** Start Azurite for development storage when nothing listens on its port (default true). */
+  manageAzurite?: boolean;
+}
+
+export interface LocalHost {
+  port: number;
+  functionCount: number;
+  /** Stops HTTP, timers and queues, runs `appTerminate` hooks, stops Azurite if it started it. */
+  stop(): Promise<void>;
+}
+
+const SUPPORTED_TRIGGERS = new Set(['httptrigger', 'timertrigger', 'queuetrigger']);
+
+/**
+ * Runs a function app the way the Functions host would for its HTTP, timer and queue triggers:
+ * loads it through the `@azure/functions-core` shim, runs `appStart` hooks, then serves.
+ */
+export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
+  const { appRoot, config, settings, logger } = options;
+  const hostSettings = readHostSettings(appRoot);
+  const azurite =
+    options.manageAzurite !== false && config.storageConnectionString?.startsWith(DEVELOPMENT_STORAGE)
+      ? await ensureAzurite(appRoot, logger)
+      : undefined;
+  try {
+    const core = loadApp(appRoot, (level, category, message) => {
+      const text = message || '(empty log message)';
+      const logLevel = systemLevel(level);
+      if (logLevel === 'error') logger.error({ category, ...errorLineFields(text) }, text);
+      else logger[logLevel]({ category }, text);
+    });
+    const registrations = core.registrations();
+    warnAboutUnsupported(registrations, core.hooks('log').length > 0, logger);
+    const hooks = createHookRunner(core, appRoot);
+    await hooks.appStart();
+
+    const { routes, problems } = buildRouteTable(registrations, hostSettings.routePrefix);
+    for (const { functionName, problem } of problems) logger.warn({ functionName, problem }, 'route problem');
+    const http = await startHttpHost({ routes, hooks, logger, port: config.port });
+    const timers = startTimers({ registrations, hooks, logger, settings });
+    const queues = startQueueListeners({
+      registrations,
+      hooks,
+      logger,
+      settings,
+      defaultConnectionString: config.storageConnectionString,
+      queueSettings: hostSettings.queues,
+    });
+    logger.debug({ routes: routes.map((route) => route.template.text), timers: timers.count, queues: queues.count }, 'functions indexed');
+
+    return {
+      port: http.port,
+      functionCount: registrations.length,
+      stop: async () => {
+        await http.close();
+        await timers.stop();
+        await queues.stop();
+        try {
+          await hooks.appTerminate();
+        } finally {
+          await azurite?.stop();
+        }
+      },
+    };
+  } catch (error) {
+    await azurite?.stop();
+    throw error;
+  }
+}
+
+/** Starts Azurite for development storage unless something already serves its port (then that is used). */
+async function ensureAzurite(appRoot: string, logger: Logger): Promise<RunningAzurite | undefined> {
+  if (await isListening('127.0.0.1', AZURITE_QUEUE_PORT)) return undefined;
+  const location = path.join(appRoot, '.data', 'azurite');
+  try {
+    const azurite = await startAzuriteQueue({ port: AZURITE_QUEUE_PORT, location, logFile: path.join(location, 'azurite.log') });
+    logger.info({ port: azurite.port }, 'azurite queue service started');
+    return azurite;
+  } catch (error) {
+    // Another process may have started one between the check and the start: use it.
+    if (await isListening('127.0.0.1', AZURITE_QUEUE_PORT)) return undefined;
+    throw error;
+  }
+}
+
+function warnAboutUnsupported(registrations: readonly FunctionRegistration[], hasLogHooks: boolean, logger: Logger): void {
+  for (const { metadata } of registrations) {
+    const functionName = metadata.name;
+    const trigger = triggerOf(metadata);
+    if (!trigger || !SUPPORTED_TRIGGERS.has(trigger.type.toLowerCase())) {
+      logger.warn({ functionName, triggerType: trigger?.type ?? null }, 'function not run by the local host (unsupported trigger)');
+    }
+    for (const [name, binding] of Object.entries(metadata.bindings)) {
+      const isHttpReturn = name === '$return' && binding.type?.toLowerCase() === 'http';
+      if (name !== trigger?.name && !isHttpReturn) {
+        logger.warn({ functionName, bindingType: binding.type ?? null }, 'binding ignored by the local host');
+      }
+    }
+    if (metadata.retryOptions) logger.warn({ functionName }, 'retry policy ignored by the local host');
+  }
+  if (hasLogHooks) logger.warn('log hooks are not run by the local host');
+}
+
+function systemLevel(level: RpcLogLevel): 'debug' | 'info' | 'warn' | 'error' {
+  if (level === 'error' || level === 'critical') return 'error';
+  if (level === 'warning') return 'warn';
+  return level === 'information' ? 'info' : 'debug';
+}

@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseLogLine } from '../test/helpers/log-schema';
+import { startAzuriteQueue, type RunningAzurite } from './azurite';
+
+/** The compiled host process, run against the fixture app (`npm test` builds dist/ first). */
+const HOST_ENTRY = path.resolve(__dirname, '..', 'dist', 'devhost', 'main.js');
+const fixtureRoot = path.join(__dirname, 'test-fixtures', 'app');
+const workDir = mkdtempSync(path.join(tmpdir(), 'local-host-main-'));
+let azurite: RunningAzurite;
+
+beforeAll(async () => {
+  if (!existsSync(HOST_ENTRY)) throw new Error(`${HOST_ENTRY} is missing: run \`npm run build\` (npm test does it)`);
+  azurite = await startAzuriteQueue({ port: 0, logFile: path.join(workDir, 'azurite.log'), startTimeoutMs: 10_000 });
+});
+
+afterAll(async () => {
+  await azurite?.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+describe('node dist/devhost/main.js', () => {
+  it('serves the app, keeps stdout to schema-valid JSON lines, and stops cleanly on SIGTERM', async () => {
+    const child = spawn(process.execPath, [HOST_ENTRY], {
+      cwd: fixtureRoot,
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        DEVHOST_SKIP_LOCAL_SETTINGS: 'true',
+        FIXTURE_CONSOLE_NOISE: 'true',
+        AzureWebJobsStorage: azurite.connectionString,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stdout: string[] = [];
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        stdout.push(line);
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        if (parsed.message === 'local host listening') resolve(parsed);
+      });
+      void exited.then((code) => reject(new Error(`host exited with ${code}:\n${stderr}`)));
+    });
+
+    try {
+      const ready = await listening;
+      expect(ready).toMatchObject({ service: 'local-host', functionCount: 9 });
+      const base = `http://127.0.0.1:${String(ready.port)}`;
+      const response = await fetch(`${base}/api/v1/things/3`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ id: '3', functionName: 'things' });
+
+      // The queue trigger listens with the fixture's host.json settings (base64, 0.5 s polling maximum).
+      const notifications = QueueServiceClient.fromConnectionString(azurite.connectionString).getQueueClient('notifications');
+      await notifications.createIfNotExists();
+      await notifications.sendMessage(Buffer.from('{"hello":"queue"}').toString('base64'));
+      const deadline = Date.now() + 5_000;
+      while ((await notifications.peekMessages()).peekedMessageItems.length > 0) {
+        if (Date.now() > deadline) throw new Error('the queue message was not consumed');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
+
+    expect(await exited).toBe(0);
+    for (const line of stdout) expect(() => parseLogLine(line)).not.toThrow();
+    expect(JSON.parse(stdout.at(-1) ?? '{}')).toMatchObject({ message: 'local host stopped' });
+    expect(stdout.join('\n')).not.toContain('fixture:');
+    expect(stderr).toContain('fixture: console.log while loading');
+    expect(stderr).toContain('fixture: appTerminate after appStart');
+    // Storage was not development storage, so the host left Azurite alone.
+    expect(existsSync(path.join(fixtureRoot, '.data'))).toBe(false);
+  });
+});

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../shared/logging/logger';
+import { parseLogLine } from '../test/helpers/log-schema';
+import { startAzuriteQueue, type RunningAzurite } from './azurite';
+import type { QueueSettings } from './host-json';
+import { startQueueListener, type QueueListener } from './queue-listener';
+
+const workDir = mkdtempSync(path.join(tmpdir(), 'local-host-queue-'));
+const lines: string[] = [];
+/** Every line ever written, for the log-schema check (tests clear `lines`). */
+const allLines: string[] = [];
+const logger = createLogger({
+  service: 'local-host',
+  level: 'debug',
+  destination: { write: (line: string) => void (lines.push(line), allLines.push(line)) },
+});
+const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+const settings: QueueSettings = {
+  batchSize: 4,
+  newBatchThreshold: 2,
+  maxDequeueCount: 3,
+  visibilityTimeoutMs: 0,
+  maxPollingIntervalMs: 200,
+  messageEncoding: 'base64',
+};
+
+let azurite: RunningAzurite;
+let service: QueueServiceClient;
+const listeners: QueueListener[] = [];
+
+beforeAll(async () => {
+  // Port 0: never collides with a developer's Azurite on 10001.
+  azurite = await startAzuriteQueue({ port: 0, logFile: path.join(workDir, 'azurite.log'), startTimeoutMs: 10_000 });
+  service = QueueServiceClient.fromConnectionString(azurite.connectionString);
+});
+
+afterAll(async () => {
+  await Promise.all(listeners.map((listener) => listener.stop()));
+  await azurite?.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 8_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const queueName = () => `q-${randomBytes(6).toString('hex')}`;
+
+async function allMessages(name: string): Promise<string[]> {
+  const response = await service.getQueueClient(name).peekMessages({ numberOfMessages: 32 });
+  return response.peekedMessageItems.map((message) => message.messageText);
+}
+
+describe('queue listener against Azurite', () => {
+  it('deletes handled messages, retries failures, and poisons after maxDequeueCount or when undecodable', async () => {
+    const name = queueName();
+    const queue = service.getQueueClient(name);
+    await queue.create();
+    const attempts: Record<string, number[]> = { good: [], flaky: [], bad: [] };
+    const bad = base64(JSON.stringify({ kind: 'bad' }));
+    await queue.sendMessage(base64(JSON.stringify({ kind: 'good' })));
+    await queue.sendMessage(base64(JSON.stringify({ kind: 'flaky' })));
+    await queue.sendMessage(bad);
+    await queue.sendMessage('this is not base64!');
+
+    listeners.push(
+      startQueueListener({
+        functionName: 'fan-out',
+        queue,
+        poisonQueue: service.getQueueClient(`${name}-poison`),
+        settings,
+        logger,
+        invoke: async (input, metadata) => {
+          const { kind } = input as { kind: string };
+          attempts[kind]?.push(metadata.dequeueCount as number);
+          if (kind === 'bad') throw new Error('always fails');
+          if (kind === 'flaky' && (metadata.dequeueCount as number) < 3) throw new Error('fails twice');
+        },
+      }),
+    );
+
+    await eventually(async () => (await service.getQueueClient(`${name}-poison`).exists()) && (await allMessages(`${name}-poison`)).length === 2);
+    await eventually(async () => (await allMessages(name)).length === 0 && attempts.flaky?.length === 3);
+
+    expect(attempts).toEqual({ good: [1], flaky: [1, 2, 3], bad: [1, 2, 3] });
+    expect((await allMessages(`${name}-poison`)).sort()).toEqual([bad, 'this is not base64!'].sort());
+    expect((await queue.getProperties()).approximateMessagesCount).toBe(0);
+
+    const errors = logged().filter((line) => line.level === 'error');
+    expect(errors.filter((line) => line.message === 'function failed')).toHaveLength(5);
+    const poisoned = errors.filter((line) => line.message === 'queue message moved to poison queue');
+    expect(poisoned.map((line) => line.reason).sort()).toEqual(['maxDequeueCount reached', 'not valid base64']);
+    expect(poisoned[0]).toMatchObject({ functionName: 'fan-out', queueName: name, poisonQueue: `${name}-poison` });
+    expect(lines.join('\n')).not.toContain('kind');
+  });
+
+  it('creates a missing queue and keeps a failed message invisible for visibilityTimeout', async () => {
+    const name = queueName();
+    const queue = service.getQueueClient(name);
+    const seenAt: number[] = [];
+    listeners.push(
+      startQueueListener({
+        functionName: 'slow-retry',
+        queue,
+        poisonQueue: service.getQueueClient(`${name}-poison`),
+        settings: { ...settings, visibilityTimeoutMs: 1_000, maxDequeueCount: 2, messageEncoding: 'none' },
+        logger,
+        invoke: async () => {
+          seenAt.push(Date.now());
+          throw new Error('fails');
+        },
+      }),
+    );
+    await eventually(() => queue.exists());
+    await queue.sendMessage('plain text');
+    await eventually(() => seenAt.length === 2);
+    expect(seenAt[1]! - seenAt[0]!).toBeGreaterThanOrEqual(900);
+    await eventually(async () => (await allMessages(`${name}-poison`)).length === 1);
+  });
+
+  it('stops promptly while waiting on an empty queue', async () => {
+    const name = queueName();
+    const listener = startQueueListener({
+      functionName: 'idle',
+      queue: service.getQueueClient(name),
+      poisonQueue: service.getQueueClient(`${name}-poison`),
+      settings: { ...settings, maxPollingIntervalMs: 60_000 },
+      logger,
+      invoke: async () => undefined,
+    });
+    await eventually(() => service.getQueueClient(name).exists());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    await listener.stop();
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('log lines', () => {
+  it('all fit the log-line schema (error lines with errorCode and stack)', () => {
+    expect(allLines.length).toBeGreaterThan(0);
+    for (const line of allLines) expect(() => parseLogLine(line)).not.toThrow();
+  });
+});

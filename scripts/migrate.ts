@@ -1,0 +1,6 @@
+import { runMigrateCommand } from '../shared/db/migrate-command';
+
+/** `npm run migrate`: applies pending schema migrations to the configured database. */
+void runMigrateCommand(process.env).then((exitCode) => {
+  process.exitCode = exitCode;
+});

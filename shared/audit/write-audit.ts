@@ -1,0 +1,37 @@
+import type { SqlExecutor } from '../db/database';
+import { currentLogContext } from '../logging/log-context';
+import type { Clock } from '../ports/clock';
+import type { Random } from '../ports/random';
+import { toAuditRowValues } from './audit-entry';
+import type { AuditEntry } from './audit-event';
+
+export interface AuditWriterDeps {
+  clock: Clock;
+  random: Random;
+}
+
+const INSERT_AUDIT_ROW = `
+  INSERT INTO AuditLog (id, occurredAt, eventType, actorUserId, subjectUserId, targetType, targetId, outcome, reason, traceId, details)
+  VALUES (@id, @occurredAt, @eventType, @actorUserId, @subjectUserId, @targetType, @targetId, @outcome, @reason, @traceId, @details)`;
+
+/**
+ * Appends one audit row. Pass the `tx` of the transaction that makes the change being recorded,
+ * so the change and its audit row are committed (or rolled back) together; pass the database
+ * itself only for events that change nothing else (a failed sign-in).
+ * Throws `InvalidAuditEntryError` for an entry that must not be written (see `toAuditRowValues`).
+ * @param executor a transaction's `tx`, or the database.
+ * @param entry what happened; `traceId` defaults to the running request chain's.
+ * @param deps the clock stamps `occurredAt`, the random source makes the row id.
+ * @returns the new row's id and timestamp.
+ */
+export async function writeAudit(
+  executor: SqlExecutor,
+  entry: AuditEntry,
+  deps: AuditWriterDeps,
+): Promise<{ id: string; occurredAt: string }> {
+  const values = toAuditRowValues({ ...entry, traceId: entry.traceId ?? currentLogContext().traceId });
+  const id = deps.random.uuid();
+  const occurredAt = deps.clock.now().toISOString();
+  await executor.execute(INSERT_AUDIT_ROW, { id, occurredAt, ...values });
+  return { id, occurredAt };
+}

@@ -1,0 +1,89 @@
+import type { DestinationStream } from 'pino';
+import { loadConfig, type Config } from './config';
+import { lazyDatabase, type DatabaseProvider } from './db/lazy-database';
+import { migrateDatabase } from './db/migrate';
+import { openDatabase } from './db/open-database';
+import { databaseProbe, queueProbe } from './health/readiness-probes';
+import type { ReadinessProbe } from './health/check-readiness';
+import { createHttpPipeline } from './http/http-endpoint';
+import { createLogger, type Logger } from './logging/logger';
+import { systemClock, type Clock } from './ports/clock';
+import { cryptoRandom, type Random } from './ports/random';
+import { createTelemetry, type Telemetry } from './telemetry';
+
+/** Everything with a side effect, built once per process and passed to the code that needs it. */
+export interface AppServices {
+  config: Config;
+  logger: Logger;
+  telemetry: Telemetry;
+  clock: Clock;
+  random: Random;
+  database: DatabaseProvider;
+  readinessProbes: readonly ReadinessProbe[];
+  /** The HTTP pipeline every HTTP function wraps its handler in. */
+  endpoint: ReturnType<typeof createHttpPipeline>;
+}
+
+export interface BuildOptions {
+  /** Tests capture log lines here; the app writes to stdout. */
+  logDestination?: DestinationStream;
+  telemetry?: Telemetry;
+  clock?: Clock;
+  random?: Random;
+}
+
+/**
+ * Builds the services from the environment. Bad configuration throws `ConfigError` here, at
+ * start-up, with the names of the settings to fix.
+ */
+export function buildAppServices(env: Readonly<Record<string, string | undefined>>, options: BuildOptions = {}): AppServices {
+  const config = loadConfig(env);
+  const logger = createLogger({
+    service: config.serviceName,
+    level: config.logLevel,
+    pretty: config.logPretty,
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
+  const telemetry =
+    options.telemetry ??
+    createTelemetry({ connectionString: config.appInsightsConnectionString, logger, serviceName: config.serviceName });
+  // Production schemas change only through `npm run migrate`, a deliberate step of the release.
+  const migrateOnOpen = config.appEnv !== 'production';
+  const database = lazyDatabase(async () => {
+    const db = await openDatabase(config.database, { logger });
+    if (migrateOnOpen) {
+      try {
+        await migrateDatabase(db, logger);
+      } catch (error) {
+        await db.close().catch(() => undefined);
+        throw error;
+      }
+    }
+    return db;
+  });
+  const readinessProbes = [
+    databaseProbe(database),
+    ...(config.storageConnectionString ? [queueProbe(config.storageConnectionString)] : []),
+  ];
+  return {
+    config,
+    logger,
+    telemetry,
+    clock: options.clock ?? systemClock,
+    random: options.random ?? cryptoRandom,
+    database,
+    readinessProbes,
+    endpoint: createHttpPipeline({ logger, telemetry }),
+  };
+}
+
+let services: AppServices | undefined;
+
+/**
+ * The process's services, built on first use from `process.env`. Function files call this at load
+ * time, so a configuration error stops the app before it serves anything.
+ */
+export function appServices(): AppServices {
+  services ??= buildAppServices(process.env);
+  return services;
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEVELOPMENT_STORAGE, loadConfig } from './config';
+
+const productionEnv = {
+  APP_ENV: 'production',
+  IDP_ISSUER: 'https://login.example.com/',
+  IDP_AUDIENCE: 'api://platform',
+  IDP_JWKS_URI: 'https://login.example.com/keys',
+  SQL_CONNECTION_STRING: 'Server=tcp:db.example.net;Database=platform;Authentication=Active Directory Default',
+  CHILD_SECRET_PEPPER: 'p'.repeat(40),
+  AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=x;EndpointSuffix=core.windows.net',
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('gives the contract defaults for an empty development environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      appEnv: 'development',
+      serviceName: 'api',
+      logLevel: 'info',
+      logPretty: false,
+      database: { kind: 'sqlite', path: '.data/platform.sqlite' },
+      storageConnectionString: DEVELOPMENT_STORAGE,
+      newUserStatus: 'active',
+      bootstrapAdminSubjects: [],
+      trustProxyHops: 0,
+      port: 7071,
+    });
+    expect(config.idp).toEqual({
+      kind: 'development',
+      issuer: 'http://localhost:7071/dev-idp',
+      audience: 'community-platform-dev',
+      keyDirectory: '.data/dev-idp',
+      algorithms: ['RS256'],
+    });
+    expect(config.childSecretPepper.length).toBeGreaterThanOrEqual(32);
+  });
+
+  it('treats empty strings as unset, as local.settings.json writes them', () => {
+    const config = loadConfig({ SQL_CONNECTION_STRING: '', IDP_JWKS_URI: '', PORT: '' });
+    expect(config.database.kind).toBe('sqlite');
+    expect(config.idp.kind).toBe('development');
+    expect(config.port).toBe(7071);
+  });
+
+  it('accepts a complete production environment and uses SQL Server', () => {
+    const config = loadConfig(productionEnv);
+    expect(config.database).toEqual({ kind: 'mssql', connectionString: productionEnv.SQL_CONNECTION_STRING });
+    expect(config.storageConnectionString).toBe(productionEnv.AzureWebJobsStorage);
+  });
+
+  it('names every missing production setting', () => {
+    const problems = problemsOf({ APP_ENV: 'production' });
+    for (const name of ['IDP_ISSUER', 'IDP_AUDIENCE', 'IDP_JWKS_URI', 'SQL_CONNECTION_STRING', 'CHILD_SECRET_PEPPER']) {
+      expect(problems.some((problem) => problem.startsWith(`${name}:`))).toBe(true);
+    }
+  });
+
+  it('refuses debug logs in production unless explicitly allowed', () => {
+    expect(problemsOf({ ...productionEnv, LOG_LEVEL: 'debug' })[0]).toMatch(/ALLOW_DEBUG_IN_PRODUCTION/);
+    expect(loadConfig({ ...productionEnv, LOG_LEVEL: 'debug', ALLOW_DEBUG_IN_PRODUCTION: 'true' }).logLevel).toBe('debug');
+  });
+
+  it('refuses a short pepper and development storage in production', () => {
+    const problems = problemsOf({ ...productionEnv, CHILD_SECRET_PEPPER: 'short', AzureWebJobsStorage: DEVELOPMENT_STORAGE });
+    expect(problems.join('\n')).toMatch(/CHILD_SECRET_PEPPER: must be at least 32/);
+    expect(problems.join('\n')).toMatch(/AzureWebJobsStorage/);
+  });
+
+  it('rejects ill-typed values with the setting name', () => {
+    expect(problemsOf({ PORT: 'seventy' })[0]).toMatch(/^PORT:/);
+    expect(problemsOf({ APP_ENV: 'staging' })[0]).toMatch(/^APP_ENV:/);
+    expect(problemsOf({ NEW_USER_STATUS: 'admin' })[0]).toMatch(/^NEW_USER_STATUS:/);
+    expect(problemsOf({ IDP_JWKS_URI: 'not a url' })[0]).toMatch(/^IDP_JWKS_URI:/);
+  });
+
+  it('refuses symmetric and none algorithms for provider tokens', () => {
+    expect(problemsOf({ IDP_ALGORITHMS: 'RS256,HS256' })[0]).toMatch(/HS256/);
+    expect(problemsOf({ IDP_ALGORITHMS: 'none' })[0]).toMatch(/none/);
+    const remote = { IDP_JWKS_URI: 'http://127.0.0.1:9/keys', IDP_ISSUER: 'i', IDP_AUDIENCE: 'a' };
+    expect(loadConfig({ ...remote, IDP_ALGORITHMS: 'RS256, ES256' }).idp.algorithms).toEqual(['RS256', 'ES256']);
+  });
+
+  it('uses a remote provider whenever IDP_JWKS_URI is set, and then needs issuer and audience', () => {
+    expect(problemsOf({ IDP_JWKS_URI: 'http://127.0.0.1:9/keys' })[0]).toMatch(/IDP_ISSUER and IDP_AUDIENCE/);
+    expect(loadConfig({ IDP_JWKS_URI: 'http://127.0.0.1:9/keys', IDP_ISSUER: 'i', IDP_AUDIENCE: 'a' }).idp).toEqual({
+      kind: 'remote',
+      issuer: 'i',
+      audience: 'a',
+      jwksUri: 'http://127.0.0.1:9/keys',
+      algorithms: ['RS256'],
+    });
+  });
+
+  it('leaves queues unconfigured outside development unless set', () => {
+    expect(loadConfig({ APP_ENV: 'test' }).storageConnectionString).toBeUndefined();
+  });
+});

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+
+/**
+ * The one place that reads the environment. Every other module receives the parsed `Config`
+ * (or a slice of it) from the composition root, so a setting is validated once, at start-up,
+ * and a missing production secret stops the app with a message that names the setting.
+ */
+
+export const APP_ENVS = ['development', 'test', 'production'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Development storage: Azurite's well-known account, as the Functions tooling spells it. */
+export const DEVELOPMENT_STORAGE = 'UseDevelopmentStorage=true';
+
+/** The built-in development identity provider (never in production: IDP_JWKS_URI is required there). */
+export const DEV_IDP_ISSUER = 'http://localhost:7071/dev-idp';
+export const DEV_IDP_AUDIENCE = 'community-platform-dev';
+export const DEV_IDP_KEY_DIRECTORY = '.data/dev-idp';
+
+/** The dev pepper is public on purpose: it only protects throwaway local hashes. */
+const DEV_CHILD_SECRET_PEPPER = 'dev-only-pepper-not-secret-0123456789abcdef';
+
+const emptyToUndefined = (value: unknown): unknown =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const optionalString = z.preprocess(emptyToUndefined, z.string().trim().optional());
+
+const booleanFlag = z.preprocess(
+  emptyToUndefined,
+  z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .optional()
+    .transform((value) => value === 'true' || value === '1'),
+);
+
+const commaList = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    ),
+);
+
+const port = z.preprocess(
+  emptyToUndefined,
+  z.coerce.number({ message: 'must be a port number' }).int().min(0).max(65535).default(7071),
+);
+
+const nonNegativeInt = (fallback: number) =>
+  z.preprocess(emptyToUndefined, z.coerce.number({ message: 'must be a whole number' }).int().min(0).default(fallback));
+
+const envSchema = z.object({
+  APP_ENV: z.preprocess(emptyToUndefined, z.enum(APP_ENVS).default('development')),
+  SERVICE_NAME: z.preprocess(emptyToUndefined, z.string().min(1).max(64).default('api')),
+  LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).default('info')),
+  ALLOW_DEBUG_IN_PRODUCTION: booleanFlag,
+  LOG_PRETTY: booleanFlag,
+  IDP_ISSUER: optionalString,
+  IDP_AUDIENCE: optionalString,
+  IDP_JWKS_URI: z.preprocess(emptyToUndefined, z.url({ message: 'must be an absolute URL' }).optional()),
+  IDP_ALGORITHMS: commaList,
+  SQL_CONNECTION_STRING: optionalString,
+  SQLITE_PATH: z.preprocess(emptyToUndefined, z.string().default('.data/platform.sqlite')),
+  AzureWebJobsStorage: optionalString,
+  APPLICATIONINSIGHTS_CONNECTION_STRING: optionalString,
+  CHILD_SECRET_PEPPER: optionalString,
+  NEW_USER_STATUS: z.preprocess(emptyToUndefined, z.enum(['active', 'pending_approval']).default('active')),
+  BOOTSTRAP_ADMIN_SUBJECTS: commaList,
+  TRUST_PROXY_HOPS: nonNegativeInt(0),
+  PORT: port,
+});
+
+/** The parsed, validated settings of one process. */
+export interface Config {
+  appEnv: AppEnv;
+  serviceName: string;
+  logLevel: LogLevel;
+  /** Human-readable logs for a developer's terminal; never the production format. */
+  logPretty: boolean;
+  /**
+   * The identity provider whose ID tokens the adult sign-in accepts: a remote JWKS in production,
+   * or, outside production with no `IDP_JWKS_URI`, the built-in development provider whose key pair
+   * lives under `keyDirectory`.
+   */
+  idp:
+    | { kind: 'remote'; issuer: string; audience: string; jwksUri: string; algorithms: string[] }
+    | { kind: 'development'; issuer: string; audience: string; keyDirectory: string; algorithms: string[] };
+  database:
+    | { kind: 'mssql'; connectionString: string }
+    | { kind: 'sqlite'; path: string };
+  /** `AzureWebJobsStorage`; undefined when queues are not configured. */
+  storageConnectionString: string | undefined;
+  appInsightsConnectionString: string | undefined;
+  childSecretPepper: string;
+  newUserStatus: 'active' | 'pending_approval';
+  bootstrapAdminSubjects: string[];
+  trustProxyHops: number;
+  port: number;
+}
+
+/** Thrown for bad configuration: a bug of the deployment, not of a request. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
+}
+
+/**
+ * Parses and validates the environment. Throws `ConfigError` listing every setting to fix.
+ * @param env the variables to read; the composition root passes `process.env`.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),
+    );
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  const production = e.APP_ENV === 'production';
+
+  if (e.LOG_LEVEL === 'debug' && production && !e.ALLOW_DEBUG_IN_PRODUCTION) {
+    problems.push('LOG_LEVEL: debug is refused in production; set ALLOW_DEBUG_IN_PRODUCTION=true to allow it');
+  }
+  if (production) {
+    if (!e.IDP_ISSUER) problems.push('IDP_ISSUER: required in production (the expected `iss` of ID tokens)');
+    if (!e.IDP_AUDIENCE) problems.push('IDP_AUDIENCE: required in production (the expected `aud` of ID tokens)');
+    if (!e.IDP_JWKS_URI) problems.push("IDP_JWKS_URI: required in production (the identity provider's JWKS URL)");
+    if (!e.SQL_CONNECTION_STRING) {
+      problems.push('SQL_CONNECTION_STRING: required in production (the embedded SQLite database is for development)');
+    }
+    if (!e.CHILD_SECRET_PEPPER) {
+      problems.push('CHILD_SECRET_PEPPER: required in production (a secret-store reference, at least 32 characters)');
+    } else if (e.CHILD_SECRET_PEPPER.length < 32) {
+      problems.push('CHILD_SECRET_PEPPER: must be at least 32 characters');
+    }
+    if (e.AzureWebJobsStorage === DEVELOPMENT_STORAGE) {
+      problems.push('AzureWebJobsStorage: development storage is not allowed in production');
+    }
+    if (e.LOG_PRETTY) problems.push('LOG_PRETTY: pretty logs are for development only');
+  } else if (e.IDP_JWKS_URI && (!e.IDP_ISSUER || !e.IDP_AUDIENCE)) {
+    problems.push('IDP_ISSUER and IDP_AUDIENCE: required whenever IDP_JWKS_URI is set');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const algorithms = e.IDP_ALGORITHMS.length > 0 ? e.IDP_ALGORITHMS : ['RS256'];
+  const unsafe = algorithms.filter((alg) => alg.toLowerCase() === 'none' || alg.startsWith('HS'));
+  if (unsafe.length > 0) {
+    throw new ConfigError([`IDP_ALGORITHMS: ${unsafe.join(', ')} cannot verify provider tokens; use asymmetric algorithms`]);
+  }
+
+  return {
+    appEnv: e.APP_ENV,
+    serviceName: e.SERVICE_NAME,
+    logLevel: e.LOG_LEVEL,
+    logPretty: e.LOG_PRETTY,
+    idp: e.IDP_JWKS_URI
+      ? { kind: 'remote', issuer: e.IDP_ISSUER ?? '', audience: e.IDP_AUDIENCE ?? '', jwksUri: e.IDP_JWKS_URI, algorithms }
+      : {
+          kind: 'development',
+          issuer: e.IDP_ISSUER ?? DEV_IDP_ISSUER,
+          audience: e.IDP_AUDIENCE ?? DEV_IDP_AUDIENCE,
+          keyDirectory: DEV_IDP_KEY_DIRECTORY,
+          algorithms: ['RS256'],
+        },
+    database: e.SQL_CONNECTION_STRING
+      ? { kind: 'mssql', connectionString: e.SQL_CONNECTION_STRING }
+      : { kind: 'sqlite', path: e.SQLITE_PATH },
+    storageConnectionString:
+      e.AzureWebJobsStorage ?? (e.APP_ENV === 'development' ? DEVELOPMENT_STORAGE : undefined),
+    appInsightsConnectionString: e.APPLICATIONINSIGHTS_CONNECTION_STRING,
+    childSecretPepper: e.CHILD_SECRET_PEPPER ?? DEV_CHILD_SECRET_PEPPER,
+    newUserStatus: e.NEW_USER_STATUS,
+    bootstrapAdminSubjects: e.BOOTSTRAP_ADMIN_SUBJECTS,
+    trustProxyHops: e.TRUST_PROXY_HOPS,
+    port: e.PORT,
+  };
+}

@@ -1,0 +1,54 @@
+import type { DestinationStream } from 'pino';
+import { ConfigError, loadConfig } from '../config';
+import { createLogger, errorFields, type Logger } from '../logging/logger';
+import type { Clock } from '../ports/clock';
+import type { Database } from './database';
+import { migrateDatabase } from './migrate';
+import { openDatabase } from './open-database';
+
+export interface MigrateCommandOptions {
+  /** Tests capture log lines here; the command writes to stdout. */
+  logDestination?: DestinationStream;
+  clock?: Clock;
+}
+
+/**
+ * `npm run migrate`: reads the configuration from `env`, applies the pending migrations to the
+ * configured database and logs the outcome. Resolves with the process exit code: 0 when the
+ * schema is current, 1 when the configuration, the database or a migration failed.
+ * @param env the variables to read; the script passes `process.env`.
+ */
+export async function runMigrateCommand(
+  env: Readonly<Record<string, string | undefined>>,
+  options: MigrateCommandOptions = {},
+): Promise<number> {
+  const destination = options.logDestination ? { destination: options.logDestination } : {};
+  let logger: Logger;
+  let database: Database;
+  try {
+    const config = loadConfig(env);
+    logger = createLogger({ service: config.serviceName, level: config.logLevel, pretty: config.logPretty, ...destination });
+    database = openDatabase(config.database, { logger });
+  } catch (error) {
+    const fallback = createLogger({ service: 'migrate', level: 'info', ...destination });
+    const problems = error instanceof ConfigError ? { problems: error.problems } : {};
+    fallback.error({ errorCode: 'invalid_configuration', ...problems, ...errorFields(error) }, 'migration not started');
+    return 1;
+  }
+
+  try {
+    const result = await migrateDatabase(database, logger, options.clock);
+    logger.info(
+      { dialect: database.dialect, applied: result.applied, appliedCount: result.applied.length },
+      result.applied.length > 0 ? 'database schema migrated' : 'database schema already current',
+    );
+    return 0;
+  } catch (error) {
+    logger.error({ errorCode: 'migration_failed', dialect: database.dialect, ...errorFields(error) }, 'database migration failed');
+    return 1;
+  } finally {
+    await database.close().catch((error: unknown) => {
+      logger.warn({ ...errorFields(error) }, 'database did not close cleanly');
+    });
+  }
+}

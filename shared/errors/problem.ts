@@ -1,0 +1,73 @@
+import { ERROR_CATALOGUE, isServerError, type ErrorCode } from './error-catalogue';
+
+/**
+ * An expected failure, returned (not thrown) by handlers and shared code. It becomes an RFC 9457
+ * problem+json answer; `cause` (a library error, say) goes to the log line only, never to the client.
+ */
+export interface Problem {
+  readonly kind: 'problem';
+  readonly code: ErrorCode;
+  /** Safe for the client: never echoes submitted values. */
+  readonly detail?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cause?: unknown;
+  /** Where a server-side problem came from, for the error line when there is no cause with a stack. */
+  readonly stack?: string;
+}
+
+export interface ProblemOptions {
+  detail?: string;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** Retry hints for the codes the contract says carry `Retry-After`, unless the caller sets its own. */
+const DEFAULT_HEADERS: Partial<Record<ErrorCode, Record<string, string>>> = {
+  unauthenticated: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+  service_unavailable: { 'Retry-After': '5' },
+  idp_unavailable: { 'Retry-After': '30' },
+};
+
+/** Builds a `Problem` for a catalogue code. */
+export function problem(code: ErrorCode, options: ProblemOptions = {}): Problem {
+  const headers = { ...DEFAULT_HEADERS[code], ...options.headers };
+  return {
+    kind: 'problem',
+    code,
+    ...(options.detail === undefined ? {} : { detail: options.detail }),
+    headers,
+    ...(options.cause === undefined ? {} : { cause: options.cause }),
+    // A 5xx is logged with a stack; when nothing below supplied one, record where the failure was decided.
+    ...(isServerError(code) && !(options.cause instanceof Error)
+      ? { stack: new Error(`${code}: ${ERROR_CATALOGUE[code].title}`).stack }
+      : {}),
+  };
+}
+
+/** True when a handler's result is an expected failure rather than a success. */
+export function isProblem(value: unknown): value is Problem {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'problem';
+}
+
+/** The RFC 9457 body of a problem, as the contract shapes it. */
+export interface ProblemBody {
+  type: 'about:blank';
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail?: string;
+  traceId: string;
+}
+
+/** Renders the client-facing body of a problem; nothing from `cause` reaches it. */
+export function problemBody(value: Problem, traceId: string): ProblemBody {
+  const entry = ERROR_CATALOGUE[value.code];
+  return {
+    type: 'about:blank',
+    title: entry.title,
+    status: entry.status,
+    code: value.code,
+    ...(value.detail === undefined ? {} : { detail: value.detail }),
+    traceId,
+  };
+}

@@ -1,0 +1,50 @@
+/** One dependency the app needs to serve requests. */
+export interface ReadinessProbe {
+  readonly dependency: string;
+  /** Resolves when the dependency answers; rejects with the library's error otherwise. */
+  check(signal: AbortSignal): Promise<void>;
+}
+
+export interface ReadinessFailure {
+  dependency: string;
+  cause: unknown;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  checks: Record<string, 'ok' | 'unavailable'>;
+  failures: ReadinessFailure[];
+}
+
+/**
+ * Runs every probe at once, each bounded by `timeoutMs`, so a hanging dependency makes the probe
+ * answer 503 in time instead of hanging the platform's readiness check.
+ */
+export async function checkReadiness(probes: readonly ReadinessProbe[], timeoutMs = 3000): Promise<ReadinessReport> {
+  const outcomes = await Promise.all(
+    probes.map(async (probe) => {
+      const signal = AbortSignal.timeout(timeoutMs);
+      try {
+        await Promise.race([probe.check(signal), rejectOnAbort(signal)]);
+        return { dependency: probe.dependency, ok: true as const };
+      } catch (cause) {
+        return { dependency: probe.dependency, ok: false as const, cause };
+      }
+    }),
+  );
+  const checks: Record<string, 'ok' | 'unavailable'> = {};
+  const failures: ReadinessFailure[] = [];
+  for (const outcome of outcomes) {
+    checks[outcome.dependency] = outcome.ok ? 'ok' : 'unavailable';
+    if (!outcome.ok) failures.push({ dependency: outcome.dependency, cause: outcome.cause });
+  }
+  return { ready: failures.length === 0, checks, failures };
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    signal.addEventListener('abort', () => reject(new Error('readiness check timed out', { cause: signal.reason })), {
+      once: true,
+    });
+  });
+}

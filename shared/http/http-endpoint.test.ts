@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { HttpRequest, InvocationContext, type HttpResponseInit } from '@azure/functions';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { LogSink } from '../../test/helpers/log-sink';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable';
+import { problem } from '../errors/problem';
+import { currentLogContext } from '../logging/log-context';
+import { createLogger } from '../logging/logger';
+import type { Telemetry } from '../telemetry/telemetry';
+import { createHttpPipeline, type EndpointResult, type RequestScope } from './http-endpoint';
+
+function recordingTelemetry() {
+  const exceptions: { error: unknown; properties: unknown }[] = [];
+  const telemetry: Telemetry = {
+    trackEvent: () => undefined,
+    trackMetric: () => undefined,
+    trackDependency: () => undefined,
+    trackException: (error, properties) => exceptions.push({ error, properties }),
+    flush: async () => undefined,
+  };
+  return { telemetry, exceptions };
+}
+
+function setup() {
+  const sink = new LogSink();
+  const { telemetry, exceptions } = recordingTelemetry();
+  const endpoint = createHttpPipeline({ logger: createLogger({ service: 'api', level: 'info', destination: sink }), telemetry });
+  return { sink, exceptions, endpoint };
+}
+
+function request(init: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
+  return new HttpRequest({
+    method: init.method ?? 'POST',
+    url: 'http://localhost:7071/api/v1/things',
+    headers: init.headers ?? { 'content-type': 'application/json' },
+    ...(init.body === undefined ? {} : { body: { string: init.body } }),
+  });
+}
+
+function context(traceParent?: string) {
+  return new InvocationContext({
+    invocationId: randomUUID(),
+    functionName: 'things',
+    ...(traceParent ? { traceContext: { traceParent, traceState: '', attributes: {} } } : {}),
+  });
+}
+
+function jsonOf(response: HttpResponseInit): Record<string, unknown> {
+  return JSON.parse(String(response.body)) as Record<string, unknown>;
+}
+
+function headerOf(response: HttpResponseInit, name: string): string | undefined {
+  return (response.headers as Record<string, string>)[name];
+}
+
+const thingSchema = z.strictObject({ name: z.string().min(1).max(20) });
+
+describe('createHttpPipeline', () => {
+  it('answers the handler result and logs exactly one request handled line, without the body', async () => {
+    const { sink, endpoint } = setup();
+    const handler = endpoint({ route: 'v1/things', body: thingSchema }, async ({ body }) => ({
+      status: 201,
+      jsonBody: { created: body.name.length },
+    }));
+    const ctx = context();
+    const response = await handler(request({ body: JSON.stringify({ name: 'secret-body-canary' }) }), ctx);
+    expect(response.status).toBe(201);
+    expect(jsonOf(response)).toEqual({ created: 18 });
+    expect(headerOf(response, 'X-Request-Id')).toBe(ctx.invocationId);
+    expect(headerOf(response, 'Cache-Control')).toBe('no-store');
+    const handled = sink.withMessage('request handled');
+    expect(handled).toHaveLength(1);
+    expect(handled[0]).toMatchObject({
+      level: 'info',
+      endpoint: 'POST /api/v1/things',
+      statusCode: 201,
+      requestId: ctx.invocationId,
+      userId: null,
+    });
+    expect(sink.text).not.toContain('secret-body-canary');
+  });
+
+  it('uses the incoming traceparent for log lines and problem bodies', async () => {
+    const { sink, endpoint } = setup();
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const handler = endpoint({ route: 'v1/things' }, async () => problem('not_found'));
+    const response = await handler(
+      request({ method: 'GET', headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } }),
+      context(`00-${'b'.repeat(32)}-00f067aa0ba902b7-01`),
+    );
+    expect(jsonOf(response)).toMatchObject({ status: 404, code: 'not_found', traceId, type: 'about:blank' });
+    expect(headerOf(response, 'Content-Type')).toBe('application/problem+json');
+    expect(sink.lines[0]).toMatchObject({ traceId, errorCode: 'not_found', statusCode: 404 });
+  });
+
+  it('falls back to the invocation trace context, then to a new trace id', async () => {
+    const { sink, endpoint } = setup();
+    const handler = endpoint({ route: 'v1/things' }, async () => ({ status: 204 }));
+    await handler(request({ method: 'GET', headers: { traceparent: 'garbage' } }), context(`00-${'c'.repeat(32)}-00f067aa0ba902b7-01`));
+    await handler(request({ method: 'GET' }), context());
+    const [first, second] = sink.lines;
+    expect(first?.traceId).toBe('c'.repeat(32));
+    expect(second?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(second?.traceId).not.toBe(first?.traceId);
+  });
+
+  it.each([
+    ['not JSON', { body: '{"name":', headers: { 'content-type': 'application/json' } }, 400, 'invalid_request'],
+    ['an unknown field', { body: '{"name":"a","admin":true}' }, 400, 'invalid_request'],
+    ['a wrong type', { body: '{"name":5}' }, 400, 'invalid_request'],
+    ['no body', {}, 400, 'invalid_request'],
+    ['a non-JSON content type', { body: 'name=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, 'unsupported_media_type'],
+    ['a JSON body without content type', { body: '{"name":"a"}', headers: {} }, 415, 'unsupported_media_type'],
+    ['a body over 16 KiB', { body: JSON.stringify({ name: 'x'.repeat(17_000) }) }, 413, 'payload_too_large'],
+    ['a declared length over 16 KiB', { body: '{}', headers: { 'content-type': 'application/json', 'content-length': '20000' } }, 413, 'payload_too_large'],
+    ['invalid UTF-8', { body: undefined, bytes: true }, 400, 'invalid_request'],
+  ])('answers %s with a problem and never calls the handler', async (_name, init, status, code) => {
+    const { sink, endpoint } = setup();
+    let called = false;
+    const handler = endpoint({ route: 'v1/things', body: thingSchema }, async () => {
+      called = true;
+      return { status: 200 };
+    });
+    const req =
+      'bytes' in init
+        ? new HttpRequest({
+            method: 'POST',
+            url: 'http://localhost/api/v1/things',
+            headers: { 'content-type': 'application/json' },
+            body: { bytes: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]) },
+          })
+        : request(init as { body?: string; headers?: Record<string, string> });
+    const response = await handler(req, context());
+    expect(response.status).toBe(status);
+    expect(jsonOf(response)).toMatchObject({ code, status });
+    expect(called).toBe(false);
+    expect(sink.lines[0]).toMatchObject({ level: 'info', statusCode: status, errorCode: code });
+  });
+
+  it('never echoes submitted values or unknown field names in the detail', async () => {
+    const { endpoint } = setup();
+    const handler = endpoint({ route: 'v1/things', body: thingSchema }, async () => ({ status: 200 }));
+    const response = await handler(request({ body: '{"name":"canary-value-123","canary_key_456":1}' }), context());
+    expect(String(response.body)).not.toMatch(/canary-value-123|canary_key_456/);
+  });
+
+  it('turns an exception into a 500 without its message, logged at error with stack and sent as an exception', async () => {
+    const { sink, exceptions, endpoint } = setup();
+    const handler = endpoint({ route: 'v1/things' }, async () => {
+      throw new Error('boom with internals');
+    });
+    const response = await handler(request({ method: 'GET' }), context());
+    expect(response.status).toBe(500);
+    expect(jsonOf(response)).toMatchObject({ code: 'internal_error' });
+    expect(String(response.body)).not.toContain('boom');
+    const [line] = sink.lines;
+    expect(line).toMatchObject({ level: 'error', errorCode: 'internal_error', statusCode: 500, endpoint: 'GET /api/v1/things' });
+    expect(String(line?.stack)).toContain('boom with internals');
+    expect(exceptions).toHaveLength(1);
+  });
+
+  it('answers an unreachable dependency with 503 service_unavailable and Retry-After', async () => {
+    const { sink, endpoint } = setup();
+    const handler = endpoint({ route: 'v1/things' }, async () => {
+      throw new DependencyUnavailableError('database', { cause: new Error('SQLITE_CANTOPEN') });
+    });
+    const response = await handler(request({ method: 'GET' }), context());
+    expect(response.status).toBe(503);
+    expect(headerOf(response, 'Retry-After')).toBe('5');
+    expect(sink.lines[0]).toMatchObject({ level: 'error', errorCode: 'service_unavailable' });
+    expect(String(sink.lines[0]?.stack)).toContain('SQLITE_CANTOPEN');
+  });
+
+  it('logs a returned 5xx problem with a stack even without a cause', async () => {
+    const { sink, endpoint } = setup();
+    const handler = endpoint({ route: 'v1/things' }, async (): Promise<EndpointResult> => problem('service_unavailable'));
+    await handler(request({ method: 'GET' }), context());
+    expect(sink.lines[0]?.stack).toMatch(/service_unavailable/);
+  });
+
+  it('stamps later lines with the user once the request is authenticated', async () => {
+    const { sink, endpoint } = setup();
+    const handler = endpoint({ route: 'v1/things' }, async ({ setUserId, log }: RequestScope<undefined>) => {
+      log.info('before auth');
+      setUserId('user-42');
+      expect(currentLogContext().userId).toBe('user-42');
+      return { status: 204 };
+    });
+    await handler(request({ method: 'GET' }), context());
+    expect(sink.lines.map((line) => line.userId)).toEqual([null, 'user-42']);
+    expect(sink.lines.every((line) => line.requestId === sink.lines[0]?.requestId)).toBe(true);
+  });
+});

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { z } from 'zod';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable';
+import { isServerError } from '../errors/error-catalogue';
+import { isProblem, problem, problemBody, type Problem } from '../errors/problem';
+import { runWithLogContext, type LogContext } from '../logging/log-context';
+import { errorFields, type Logger } from '../logging/logger';
+import type { Telemetry } from '../telemetry/telemetry';
+import { readJsonBody } from './read-json-body';
+import { resolveTraceId } from './trace-context';
+
+/** `extensions.http.routePrefix` of host.json: part of every endpoint label. */
+export const ROUTE_PREFIX = 'api';
+
+/** A successful answer; failures are returned as a `Problem`. */
+export interface HttpSuccess {
+  status: number;
+  jsonBody?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type EndpointResult = HttpSuccess | Problem;
+
+/** What a handler gets for one request. */
+export interface RequestScope<TBody> {
+  request: HttpRequest;
+  context: InvocationContext;
+  /** The validated body (undefined for endpoints without a body schema). */
+  body: TBody;
+  /** The per-request logger: its lines carry `requestId`, `traceId` and (once set) `userId`. */
+  log: Logger;
+  traceId: string;
+  requestId: string;
+  /** Marks the request as authenticated: every later line of the request carries this `userId`. */
+  setUserId(userId: string): void;
+}
+
+export interface EndpointOptions<S extends z.ZodType | undefined> {
+  /** The route template as registered with `app.http` (without the `api/` prefix). */
+  route: string;
+  /** When given, the body is read (16 KiB limit), parsed and validated before the handler runs. */
+  body?: S;
+}
+
+export interface HttpPipelineDeps {
+  logger: Logger;
+  telemetry: Telemetry;
+}
+
+type BodyOf<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+/** Headers every answer carries: tokens and profiles must never be cached by an intermediary. */
+const BASE_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Builds the one HTTP pipeline every HTTP function uses. The returned `endpoint` wraps a handler
+ * with: request id and trace id, a per-request logger, body limit + JSON parsing + zod validation,
+ * problem+json answers from the error catalogue, and exactly one `request handled` line per request
+ * (never a body). An exception from the handler becomes a 500 `internal_error` with no detail
+ * (503 `service_unavailable` when an adapter reports its dependency unreachable).
+ */
+export function createHttpPipeline(deps: HttpPipelineDeps) {
+  return function endpoint<S extends z.ZodType | undefined = undefined>(
+    options: EndpointOptions<S>,
+    handler: (scope: RequestScope<BodyOf<S>>) => Promise<EndpointResult>,
+  ): HttpHandler {
+    return async (request, context) => {
+      const started = performance.now();
+      const requestId = UUID.test(context.invocationId) ? context.invocationId : randomUUID();
+      const traceId = resolveTraceId(request.headers.get('traceparent'), context.traceContext?.traceParent);
+      const logContext: LogContext = { traceId, userId: null };
+      const endpointLabel = `${request.method} /${ROUTE_PREFIX}/${options.route}`;
+
+      return runWithLogContext(logContext, async () => {
+        const log = deps.logger.child({ requestId });
+        let result: EndpointResult;
+        let thrown: unknown;
+        try {
+          result = await runHandler(options, handler, {
+            request,
+            context,
+            log,
+            traceId,
+            requestId,
+            setUserId: (userId) => {
+              logContext.userId = userId;
+            },
+          });
+        } catch (error) {
+          thrown = error;
+          result =
+            error instanceof DependencyUnavailableError
+              ? problem('service_unavailable', { cause: error })
+              : problem('internal_error', { cause: error });
+        }
+        const response = toResponse(result, traceId, requestId);
+        logRequestHandled(log, deps.telemetry, {
+          endpoint: endpointLabel,
+          statusCode: response.status ?? 200,
+          durationMs: Math.round(performance.now() - started),
+          requestId,
+          result,
+          thrown,
+        });
+        return response;
+      });
+    };
+  };
+}
+
+async function runHandler<S extends z.ZodType | undefined>(
+  options: EndpointOptions<S>,
+  handler: (scope: RequestScope<BodyOf<S>>) => Promise<EndpointResult>,
+  scope: Omit<RequestScope<BodyOf<S>>, 'body'>,
+): Promise<EndpointResult> {
+  if (!options.body) return handler({ ...scope, body: undefined as BodyOf<S> });
+  const body = await readJsonBody(scope.request, options.body);
+  if (!body.ok) return body.problem;
+  return handler({ ...scope, body: body.value as BodyOf<S> });
+}
+
+function toResponse(result: EndpointResult, traceId: string, requestId: string): HttpResponseInit {
+  if (isProblem(result)) {
+    const body = problemBody(result, traceId);
+    return {
+      status: body.status,
+      headers: { ...BASE_HEADERS, ...result.headers, 'Content-Type': 'application/problem+json', 'X-Request-Id': requestId },
+      body: JSON.stringify(body),
+    };
+  }
+  const headers: Record<string, string> = { ...BASE_HEADERS, ...result.headers, 'X-Request-Id': requestId };
+  if (result.jsonBody === undefined) return { status: result.status, headers };
+  return {
+    status: result.status,
+    headers: { ...headers, 'Content-Type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(result.jsonBody),
+  };
+}
+
+interface HandledRequest {
+  endpoint: string;
+  statusCode: number;
+  durationMs: number;
+  requestId: string;
+  result: EndpointResult;
+  thrown: unknown;
+}
+
+function logRequestHandled(log: Logger, telemetry: Telemetry, handled: HandledRequest): void {
+  const fields = {
+    endpoint: handled.endpoint,
+    statusCode: handled.statusCode,
+    durationMs: handled.durationMs,
+    requestId: handled.requestId,
+  };
+  const { result } = handled;
+  if (!isProblem(result)) {
+    log.info(fields, 'request handled');
+    return;
+  }
+  if (!isServerError(result.code)) {
+    log.info({ ...fields, errorCode: result.code }, 'request handled');
+    return;
+  }
+  const failure = handled.thrown ?? result.cause;
+  const stackFields = failure instanceof Error ? errorFields(failure) : { stack: result.stack ?? '', errorType: 'Problem' };
+  log.error({ ...fields, errorCode: result.code, ...stackFields }, 'request handled');
+  telemetry.trackException(failure ?? new Error(result.code), { errorCode: result.code, endpoint: handled.endpoint });
+}

@@ -1,0 +1,98 @@
+import type { HttpRequest } from '@azure/functions';
+import type { z } from 'zod';
+import { problem, type Problem } from '../errors/problem';
+
+/** The contract's request body limit. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+export type BodyResult<T> = { ok: true; value: T } | { ok: false; problem: Problem };
+
+const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
+
+/**
+ * Reads, parses and validates a JSON request body without ever holding more than the limit:
+ * 413 over 16 KiB (by `Content-Length` or while streaming), 415 for a non-JSON content type,
+ * 400 for anything that is not JSON or breaks the schema. Details never echo submitted values.
+ */
+export async function readJsonBody<S extends z.ZodType>(request: HttpRequest, schema: S): Promise<BodyResult<z.infer<S>>> {
+  const declaredLength = Number(request.headers.get('content-length') ?? '0');
+  if (Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES) {
+    return { ok: false, problem: payloadTooLarge() };
+  }
+  const contentType = request.headers.get('content-type');
+  if (contentType !== null && !JSON_CONTENT_TYPE.test(contentType)) {
+    return { ok: false, problem: unsupportedMediaType() };
+  }
+  const bytes = await readCapped(request);
+  if (bytes === 'too_large') {
+    return { ok: false, problem: payloadTooLarge() };
+  }
+  if (bytes.length === 0) {
+    return { ok: false, problem: problem('invalid_request', { detail: 'A JSON body is required.' }) };
+  }
+  if (contentType === null) return { ok: false, problem: unsupportedMediaType() };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
+  } catch {
+    return { ok: false, problem: problem('invalid_request', { detail: 'The body is not valid UTF-8 JSON.' }) };
+  }
+  const result = schema.safeParse(parsed);
+  if (!result.success) {
+    return { ok: false, problem: problem('invalid_request', { detail: describeIssues(result.error.issues) }) };
+  }
+  return { ok: true, value: result.data };
+}
+
+function payloadTooLarge(): Problem {
+  return problem('payload_too_large', { detail: `The body must not exceed ${MAX_BODY_BYTES} bytes.` });
+}
+
+function unsupportedMediaType(): Problem {
+  return problem('unsupported_media_type', { detail: 'Send the body as application/json.' });
+}
+
+async function readCapped(request: HttpRequest): Promise<Uint8Array | 'too_large'> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return 'too_large';
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A client-safe summary of validation issues: field paths and what was expected, never the values
+ * (nor the names of unknown fields, which are themselves submitted text).
+ */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const parts = issues.slice(0, 5).map((issue) => {
+    const path = issue.path.filter((segment) => typeof segment !== 'symbol').join('.') || 'body';
+    switch (issue.code) {
+      case 'unrecognized_keys':
+        return `${path}: unknown fields are not allowed`;
+      case 'invalid_type':
+        return `${path}: expected ${issue.expected}`;
+      case 'too_small':
+        return `${path}: too short or too small`;
+      case 'too_big':
+        return `${path}: too long or too large`;
+      case 'invalid_format':
+        return `${path}: wrong format`;
+      case 'invalid_value':
+        return `${path}: not an allowed value`;
+      default:
+        return `${path}: invalid`;
+    }
+  });
+  return `Invalid body: ${parts.join('; ')}.`;
+}

@@ -1,0 +1,33 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * What every log line of one request chain shares. The HTTP pipeline (and the timer and queue
+ * wrappers) run their handler inside `runWithLogContext`; the logger's mixin reads it, so a line
+ * written anywhere below carries the right `traceId` and `userId` without threading them through.
+ */
+export interface LogContext {
+  traceId: string;
+  /** Null until the request is authenticated; set by the authentication step. */
+  userId: string | null;
+}
+
+const storage = new AsyncLocalStorage<LogContext>();
+
+/** Lines written outside any request (start-up, shutdown) share one trace id per process. */
+const processContext: LogContext = { traceId: newTraceId(), userId: null };
+
+/** A W3C trace id: 16 random bytes as 32 lowercase hex digits. */
+export function newTraceId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** Runs `work` with `context` as the log context of everything it awaits. */
+export function runWithLogContext<T>(context: LogContext, work: () => T): T {
+  return storage.run(context, work);
+}
+
+/** The log context of the running request chain, or the process's own outside one. */
+export function currentLogContext(): LogContext {
+  return storage.getStore() ?? processContext;
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { LogSink } from '../../test/helpers/log-sink';
+import { runWithLogContext } from './log-context';
+import { createLogger, errorFields } from './logger';
+
+function capture(level: 'debug' | 'info' = 'info') {
+  const sink = new LogSink();
+  return { sink, logger: createLogger({ service: 'api', level, destination: sink }) };
+}
+
+describe('createLogger', () => {
+  it('writes one schema-valid JSON object per line with the required fields', () => {
+    const { sink, logger } = capture();
+    logger.info('app started');
+    const [line] = sink.lines;
+    expect(line).toMatchObject({ level: 'info', service: 'api', message: 'app started', userId: null });
+    expect(line?.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(line?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(line).not.toHaveProperty('time');
+    expect(line).not.toHaveProperty('msg');
+  });
+
+  it('takes traceId and userId from the log context of the request chain', async () => {
+    const { sink, logger } = capture();
+    const context = { traceId: 'a'.repeat(32), userId: null as string | null };
+    await runWithLogContext(context, async () => {
+      logger.info('before');
+      await Promise.resolve();
+      context.userId = 'user-1';
+      logger.child({ requestId: 'r1' }).info('after');
+    });
+    expect(sink.lines.map((line) => [line.traceId, line.userId])).toEqual([
+      ['a'.repeat(32), null],
+      ['a'.repeat(32), 'user-1'],
+    ]);
+    expect(sink.text.match(/"traceId"/g)).toHaveLength(2);
+  });
+
+  it('uses the four level words only', () => {
+    const { sink, logger } = capture('debug');
+    logger.debug('d');
+    logger.warn('w');
+    logger.error({ errorCode: 'internal_error', stack: 'Error: x' }, 'e');
+    logger.fatal({ errorCode: 'internal_error', stack: 'Error: y' }, 'f');
+    expect(sink.lines.map((line) => line.level)).toEqual(['debug', 'warn', 'error', 'error']);
+  });
+
+  it('redacts secret fields by name and scrubs secrets that slip into other fields', () => {
+    const { sink, logger } = capture();
+    logger.info(
+      {
+        pin: '482913',
+        password: 'canary-password',
+        user: { email: 'canary@example.com', username: 'canary_kid' },
+        note: 'forwarded Bearer canaryTOKEN123 from +15550001111',
+      },
+      'attempt',
+    );
+    expect(sink.text).not.toMatch(/482913|canary-password|canary@example\.com|canary_kid|canaryTOKEN123|15550001111/);
+    expect(sink.lines[0]).toMatchObject({ pin: '[REDACTED]', password: '[REDACTED]' });
+  });
+
+  it('carries a stack on error lines through errorFields', () => {
+    const { sink, logger } = capture();
+    const cause = new Error('socket closed');
+    logger.error({ errorCode: 'service_unavailable', ...errorFields(new Error('db down', { cause })) }, 'db failed');
+    const [line] = sink.lines;
+    expect(line?.stack).toMatch(/Error: db down[\s\S]*Caused by: Error: socket closed/);
+    expect(line?.errorType).toBe('Error');
+  });
+});

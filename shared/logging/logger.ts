@@ -1,0 +1,92 @@
+import pino, { type DestinationStream, type Logger } from 'pino';
+import type { LogLevel } from '../config';
+import { currentLogContext } from './log-context';
+import { scrubSecrets } from './scrub';
+
+export type { Logger } from 'pino';
+
+/**
+ * Field names whose values are never logged, wherever they appear (first layer of redaction;
+ * `scrubSecrets` is the second, on the serialized line).
+ */
+const SECRET_FIELDS = [
+  'authorization',
+  'cookie',
+  'token',
+  'idToken',
+  'accessToken',
+  'refreshToken',
+  'sessionToken',
+  'jwt',
+  'pin',
+  'password',
+  'secret',
+  'hash',
+  'pepper',
+  'connectionString',
+  'email',
+  'phone',
+  'phoneNumber',
+  'username',
+  'body',
+  'headers',
+] as const;
+
+const REDACT_PATHS = SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]);
+
+export interface CreateLoggerOptions {
+  service: string;
+  level: LogLevel;
+  /** Where lines go: stdout in the app, a capture sink in tests. */
+  destination?: DestinationStream;
+  /** Development only: pipe lines through pino-pretty for a human reader. */
+  pretty?: boolean;
+}
+
+/**
+ * Creates the app's logger: one JSON object per line with `timestamp` (ISO 8601 UTC), `level` as a
+ * word, `service`, `traceId`, `message` and `userId`, the last two coming from the log context of
+ * the request chain that writes the line.
+ */
+export function createLogger(options: CreateLoggerOptions): Logger {
+  const destination = options.destination ?? (options.pretty ? prettyStream() : pino.destination({ dest: 1, sync: true }));
+  return pino(
+    {
+      level: options.level,
+      messageKey: 'message',
+      errorKey: 'error',
+      base: { service: options.service },
+      timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
+      formatters: {
+        // The contract allows four level words; pino's extra levels fold into their neighbours.
+        level: (label) => ({ level: label === 'fatal' ? 'error' : label === 'trace' ? 'debug' : label }),
+      },
+      mixin: () => {
+        const context = currentLogContext();
+        return { traceId: context.traceId, userId: context.userId };
+      },
+      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+      hooks: { streamWrite: scrubSecrets },
+    },
+    destination,
+  );
+}
+
+/** Loaded lazily: pino-pretty is a development dependency and production never asks for it. */
+function prettyStream(): DestinationStream {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pretty = require('pino-pretty') as (options: object) => DestinationStream;
+  return pretty({ messageKey: 'message', timestampKey: 'timestamp', ignore: 'service', colorize: true });
+}
+
+/**
+ * The fields an error-level line carries for an exception: its `stack` (scrubbed like every line)
+ * and its type. The message itself stays out of client answers; in the log it is part of the stack.
+ */
+export function errorFields(error: unknown): { stack: string; errorType: string } {
+  if (error instanceof Error) {
+    const causeStack = error.cause instanceof Error && error.cause.stack ? `\nCaused by: ${error.cause.stack}` : '';
+    return { stack: `${error.stack ?? `${error.name}: ${error.message}`}${causeStack}`, errorType: error.name };
+  }
+  return { stack: new Error(String(error)).stack ?? String(error), errorType: typeof error };
+}

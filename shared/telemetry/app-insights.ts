@@ -1,0 +1,186 @@
+/**
+ * The Application Insights backend, on the classic API of `applicationinsights` 3.x.
+ *
+ * 3.x is a shim over the Azure Monitor OpenTelemetry distro, and its two entry points behave very
+ * differently:
+ * - `setup(cs).start()`, and also a plain `new TelemetryClient(cs)` on its first `track*` call,
+ *   run `useAzureMonitor()`: global OpenTelemetry providers, HTTP request and dependency
+ *   auto-instrumentation (a second copy of the request telemetry the Functions host already
+ *   records), Azure SDK / database / logger instrumentations, live metrics, performance counters,
+ *   an `uncaughtException` hook, an Azure instance-metadata lookup (itself sent as a dependency)
+ *   and offline storage in the temp directory.
+ * - `new TelemetryClient(cs, { useGlobalProviders: false })` builds private tracer, logger and
+ *   meter providers with nothing but the Azure Monitor exporters behind them. Nothing is patched,
+ *   nothing global is registered, no console or pino output is captured, no live metrics: only
+ *   the items this module tracks explicitly leave the process. That is the one used here.
+ *
+ * The distro options below switch the auto-collection off as well; the isolated client ignores
+ * them, they are there so that a later switch to the global providers does not silently turn it
+ * all back on. Offline storage is off: telemetry that cannot be sent is dropped rather than kept
+ * on local disk (it is not worth the disk, nor the risk of an unexpected copy of it).
+ *
+ * This file and its siblings `app-insights*.ts` are the only ones that import `applicationinsights`.
+ */
+import type { AzureMonitorOpenTelemetryOptions, TelemetryClient } from 'applicationinsights';
+import { currentLogContext } from '../logging/log-context';
+import { errorFields, type Logger } from '../logging/logger';
+import { scrubSecrets } from '../logging/scrub';
+import type { DependencyTelemetry, Telemetry, TelemetryProperties } from './telemetry';
+import { scrubProperties, type ScrubbedProperties } from './telemetry-properties';
+
+export interface AppInsightsTelemetryOptions {
+  /** The `APPLICATIONINSIGHTS_CONNECTION_STRING` value; never logged. */
+  connectionString: string;
+  /** Sent as the `service` property of every item. */
+  serviceName: string;
+  /** Where a failing telemetry call is reported (it never throws into the caller). */
+  logger: Logger;
+  /** `flush()` resolves after this long even if the exporters are still trying. */
+  flushTimeoutMs?: number;
+}
+
+const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
+
+/** A W3C trace id that Application Insights accepts as an operation id. */
+const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
+
+const INSTRUMENTATION_KEY = /(?:^|;)\s*InstrumentationKey\s*=\s*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\s*(?:;|$)/i;
+
+const NOTHING_ENABLED = { enabled: false } as const;
+
+/**
+ * Creates the Application Insights backend. Loading `applicationinsights` takes over a second, so it
+ * is required here, on first use, rather than when the facade module is imported.
+ * @throws Error when the connection string has no valid instrumentation key (bad configuration).
+ */
+export function createAppInsightsTelemetry(options: AppInsightsTelemetryOptions): Telemetry {
+  if (!INSTRUMENTATION_KEY.test(options.connectionString)) {
+    throw new Error('APPLICATIONINSIGHTS_CONNECTION_STRING has no valid InstrumentationKey');
+  }
+  const client = createIsolatedClient(options.connectionString, options.serviceName);
+  const flushTimeoutMs = options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS;
+
+  // A telemetry failure must never fail the request that tracked it.
+  const guarded = (what: string, track: () => void): void => {
+    try {
+      track();
+    } catch (error) {
+      options.logger.warn({ telemetryCall: what, errorType: errorFields(error).errorType }, 'telemetry call failed');
+    }
+  };
+
+  return {
+    trackEvent(name, properties) {
+      guarded('event', () => client.trackEvent({ name, properties: correlated(properties) }));
+    },
+    trackMetric(name, value, properties) {
+      // No trace id here: metric properties are dimensions, and a per-request value would make
+      // one time series per request.
+      guarded('metric', () => client.trackMetric({ name, value, properties: scrubProperties(properties) }));
+    },
+    trackException(error, properties) {
+      guarded('exception', () =>
+        client.trackException({ exception: scrubbedError(error), properties: correlated(properties) }),
+      );
+    },
+    trackDependency(dependency) {
+      guarded('dependency', () => client.trackDependency(toDependencyTelemetry(dependency)));
+    },
+    flush() {
+      return flushWithin(client, flushTimeoutMs);
+    },
+  };
+}
+
+function createIsolatedClient(connectionString: string, serviceName: string): TelemetryClient {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const appInsights = require('applicationinsights') as typeof import('applicationinsights');
+  const client = new appInsights.TelemetryClient(connectionString, { useGlobalProviders: false });
+  client.config.azureMonitorOpenTelemetryOptions = distroOptions(connectionString);
+  client.config.enableUseDiskRetryCaching = false;
+  client.config.enableSendLiveMetrics = false;
+  client.config.enableAutoCollectConsole = false;
+  client.config.enableAutoCollectExternalLoggers = false;
+  client.config.enableAutoCollectExceptions = false;
+  client.config.enableAutoCollectPerformance = false;
+  client.config.enableAutoCollectRequests = false;
+  client.config.enableAutoCollectDependencies = false;
+  client.commonProperties = { service: scrubSecrets(serviceName) };
+  // Builds the exporters now, at start-up, instead of inside the first request that tracks something.
+  client.initialize();
+  return client;
+}
+
+function distroOptions(connectionString: string): AzureMonitorOpenTelemetryOptions {
+  return {
+    azureMonitorExporterOptions: { connectionString, disableOfflineStorage: true },
+    enableLiveMetrics: false,
+    enableStandardMetrics: false,
+    enablePerformanceCounters: false,
+    enableAutoCollectPerformance: false,
+    enableAutoCollectExceptions: false,
+    enableAutoCollectRequests: false,
+    enableAutoCollectDependencies: false,
+    instrumentationOptions: {
+      http: NOTHING_ENABLED,
+      azureSdk: NOTHING_ENABLED,
+      mongoDb: NOTHING_ENABLED,
+      mySql: NOTHING_ENABLED,
+      postgreSql: NOTHING_ENABLED,
+      redis: NOTHING_ENABLED,
+      redis4: NOTHING_ENABLED,
+      bunyan: NOTHING_ENABLED,
+      winston: NOTHING_ENABLED,
+      console: NOTHING_ENABLED,
+    },
+  };
+}
+
+/** Scrubbed properties plus the trace id of the running request chain, for joining with its log lines. */
+function correlated(properties: TelemetryProperties | undefined): ScrubbedProperties {
+  return { ...scrubProperties(properties), traceId: currentLogContext().traceId };
+}
+
+function toDependencyTelemetry(dependency: DependencyTelemetry): Parameters<TelemetryClient['trackDependency']>[0] {
+  const traceId = currentLogContext().traceId;
+  return {
+    // The shim turns `id` into the trace id of the dependency span, i.e. its operation id.
+    ...(TRACE_ID.test(traceId) ? { id: traceId } : {}),
+    name: scrubSecrets(dependency.name),
+    dependencyTypeName: scrubSecrets(dependency.dependencyType),
+    target: scrubSecrets(dependency.target),
+    duration: dependency.durationMs,
+    success: dependency.success,
+    ...(dependency.resultCode === undefined ? {} : { resultCode: scrubSecrets(String(dependency.resultCode)) }),
+    // The shim fills the typed fields (type, target, result code) only for calls it can read as
+    // HTTP with a URL, SQL or RPC; we send no URLs or statements, so the properties keep them visible.
+    properties: correlated({
+      ...dependency.properties,
+      dependencyType: dependency.dependencyType,
+      target: dependency.target,
+      resultCode: dependency.resultCode,
+    }),
+  };
+}
+
+/** A copy of the error whose message and stack (with its cause) went through `scrubSecrets`. */
+function scrubbedError(error: unknown): Error {
+  const safe = new Error(scrubSecrets(error instanceof Error ? error.message : String(error)));
+  safe.name = error instanceof Error ? error.name : 'NonErrorThrown';
+  safe.stack = scrubSecrets(errorFields(error).stack);
+  return safe;
+}
+
+async function flushWithin(client: TelemetryClient, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+    timer.unref();
+  });
+  try {
+    // The client logs its own export failures to the OpenTelemetry diagnostics; flush never rejects.
+    await Promise.race([client.flush().catch(() => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

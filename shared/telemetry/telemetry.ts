@@ -1,0 +1,30 @@
+/**
+ * The telemetry port. Every custom event, metric, exception and dependency call of the app goes
+ * through one of these, so the backend (Application Insights now, OpenTelemetry later) changes in
+ * one place: `shared/telemetry/index.ts`.
+ */
+
+/** Property values are short labels and numbers: never tokens, bodies or personal data. */
+export type TelemetryProperties = Readonly<Record<string, string | number | boolean | null | undefined>>;
+
+export interface DependencyTelemetry {
+  /** What was called, e.g. `GET jwks` or `sqlite ping`. */
+  name: string;
+  /** The kind of dependency: `HTTP`, `SQL`, `Azure Queue`, ... */
+  dependencyType: string;
+  /** Host or resource name, never a URL with credentials. */
+  target: string;
+  durationMs: number;
+  success: boolean;
+  resultCode?: string | number;
+  properties?: TelemetryProperties;
+}
+
+export interface Telemetry {
+  trackEvent(name: string, properties?: TelemetryProperties): void;
+  trackMetric(name: string, value: number, properties?: TelemetryProperties): void;
+  trackException(error: unknown, properties?: TelemetryProperties): void;
+  trackDependency(dependency: DependencyTelemetry): void;
+  /** Sends what is buffered; resolves when done (or when the backend gave up). */
+  flush(): Promise<void>;
+}

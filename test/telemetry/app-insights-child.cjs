@@ -1,0 +1,118 @@
+// @ts-check
+'use strict';
+/**
+ * Runs the compiled telemetry facade with a real Application Insights backend, in its own process
+ * so that `NODE_EXTRA_CA_CERTS` (read only at start) makes it trust the test's ingestion capture.
+ * Started by app-insights.test.ts with one JSON argument; prints one JSON line `{ "childDone": ... }`.
+ *
+ * Mode `deliver` tracks one item of each kind against the capture; mode `unreachable` points at an
+ * endpoint that never answers and measures how long `flush()` takes to give up.
+ */
+const path = require('node:path');
+
+const dist = path.resolve(__dirname, '../../dist/shared');
+const { createTelemetry } = require(path.join(dist, 'telemetry/index.js'));
+const { createAppInsightsTelemetry } = require(path.join(dist, 'telemetry/app-insights.js'));
+const { createLogger } = require(path.join(dist, 'logging/logger.js'));
+const { runWithLogContext } = require(path.join(dist, 'logging/log-context.js'));
+
+/**
+ * @typedef {{ mode: 'deliver', connectionString: string, traceId: string, canaryJwt: string, canaryEmail: string }} DeliverInput
+ * @typedef {{ mode: 'unreachable', connectionString: string, flushTimeoutMs: number }} UnreachableInput
+ */
+
+async function main() {
+  /** @type {DeliverInput | UnreachableInput} */
+  const input = JSON.parse(process.argv[2] ?? '{}');
+  const logger = createLogger({ service: 'telemetry-child', level: 'debug' });
+  if (input.mode === 'unreachable') {
+    await flushAgainstUnreachableEndpoint(input, logger);
+    return;
+  }
+  const telemetry = createTelemetry({ connectionString: input.connectionString, logger, serviceName: 'telemetry-child' });
+
+  // Traffic that auto-instrumentation would turn into request and dependency telemetry; `http` is
+  // loaded only now, after the backend started, so that an instrumentation would have patched it.
+  const http = require('node:http');
+  const server = http.createServer((_request, response) => response.end('ok'));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  await new Promise((resolve, reject) => {
+    http.get(`http://127.0.0.1:${address.port}/api/v1/ping`, (response) => {
+      response.resume();
+      response.on('end', () => resolve(undefined));
+    }).on('error', reject);
+  });
+  // Output that console or logger capture would turn into trace telemetry.
+  console.log('console output that must not become telemetry');
+  logger.info({ step: 'before-tracking' }, 'a pino line that must not become telemetry');
+
+  runWithLogContext({ traceId: input.traceId, userId: null }, () => {
+    telemetry.trackEvent('telemetry.capture-test', {
+      channel: 'push',
+      result: 'delivered',
+      attempt: 2,
+      leaked: `Bearer ${input.canaryJwt}`,
+      skipped: undefined,
+    });
+    telemetry.trackDependency({
+      name: 'GET jwks',
+      dependencyType: 'HTTP',
+      target: 'login.example.test',
+      durationMs: 12,
+      success: true,
+      resultCode: 200,
+    });
+    telemetry.trackException(new Error(`lookup failed for ${input.canaryEmail}`), { step: 'capture-test' });
+    telemetry.trackMetric('capture.queue-depth', 7, { queue: 'approvals' });
+  });
+
+  const started = Date.now();
+  await telemetry.flush();
+  const flushMs = Date.now() - started;
+  await new Promise((resolve) => server.close(() => resolve(undefined)));
+  process.stdout.write(`${JSON.stringify({ childDone: true, flushMs, globals: globalTelemetryState(http) })}\n`);
+}
+
+/**
+ * What the backend changed in the process: OpenTelemetry API registrations (tracer, meter, logger
+ * providers, context manager) and functions wrapped by an instrumentation (shimmer marks them).
+ * @param {typeof import('node:http')} http
+ */
+function globalTelemetryState(http) {
+  /** @type {Record<string, unknown> | undefined} */
+  const otelApi = /** @type {any} */ (globalThis)[Symbol.for('opentelemetry.js.api.1')];
+  /** @param {unknown} fn */
+  const wrapped = (fn) => /** @type {{ __wrapped?: boolean }} */ (fn).__wrapped === true;
+  return {
+    otelRegistrations: Object.keys(otelApi ?? {}).filter((key) => key !== 'version'),
+    httpPatched: [http.request, http.get, http.Server.prototype.emit].some(wrapped),
+    consolePatched: [console.log, console.info, console.error].some(wrapped),
+    uncaughtExceptionListeners: process.listenerCount('uncaughtException'),
+  };
+}
+
+/**
+ * @param {UnreachableInput} input
+ * @param {ReturnType<typeof createLogger>} logger
+ */
+async function flushAgainstUnreachableEndpoint(input, logger) {
+  const telemetry = createAppInsightsTelemetry({
+    connectionString: input.connectionString,
+    serviceName: 'telemetry-child',
+    logger,
+    flushTimeoutMs: input.flushTimeoutMs,
+  });
+  telemetry.trackEvent('telemetry.unreachable-test', { channel: 'push' });
+  const started = Date.now();
+  await telemetry.flush();
+  const flushMs = Date.now() - started;
+  process.stdout.write(`${JSON.stringify({ childDone: true, flushMs })}\n`);
+  // The export still hangs on its socket; a Functions worker lives on, this child need not wait.
+  process.exit(0);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
