@@ -101,7 +101,6 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
           endpoint: endpointLabel,
           statusCode: response.status ?? 200,
           durationMs: Math.round(performance.now() - started),
-          requestId,
           result,
           thrown,
         });
@@ -144,18 +143,13 @@ interface HandledRequest {
   endpoint: string;
   statusCode: number;
   durationMs: number;
-  requestId: string;
   result: EndpointResult;
   thrown: unknown;
 }
 
 function logRequestHandled(log: Logger, telemetry: Telemetry, handled: HandledRequest): void {
-  const fields = {
-    endpoint: handled.endpoint,
-    statusCode: handled.statusCode,
-    durationMs: handled.durationMs,
-    requestId: handled.requestId,
-  };
+  // `requestId` is already bound to the per-request logger; repeating it would duplicate the key.
+  const fields = { endpoint: handled.endpoint, statusCode: handled.statusCode, durationMs: handled.durationMs };
   const { result } = handled;
   if (!isProblem(result)) {
     log.info(fields, 'request handled');

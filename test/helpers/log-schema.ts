@@ -14,6 +14,10 @@ export function parseLogLine(line: string): Record<string, unknown> {
   } catch {
     throw new Error(`stdout line is not JSON: ${line.slice(0, 200)}`);
   }
+  // pino concatenates bindings, so a field bound twice appears twice; JSON.parse would hide that.
+  for (const field of Object.keys(schema.properties)) {
+    if (line.split(`"${field}":`).length > 2) throw new Error(`log line repeats "${field}": ${line.slice(0, 300)}`);
+  }
   if (!validate(parsed)) {
     throw new Error(`log line breaks the schema: ${ajv.errorsText(validate.errors)}\n${line.slice(0, 500)}`);
   }
