@@ -1,4 +1,7 @@
 import type { DestinationStream } from 'pino';
+import type { AuthDeps, ChildAuthDeps } from './auth/auth-deps';
+import { createSecretHasher, type SecretHasher } from './auth/child/secret-hasher';
+import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';
 import { loadConfig, type Config } from './config';
 import { lazyDatabase, type DatabaseProvider } from './db/lazy-database';
 import { migrateDatabase } from './db/migrate';
@@ -9,6 +12,7 @@ import { createHttpPipeline } from './http/http-endpoint';
 import { createLogger, type Logger } from './logging/logger';
 import { systemClock, type Clock } from './ports/clock';
 import { cryptoRandom, type Random } from './ports/random';
+import { DEFAULT_SESSION_POLICY, type SessionPolicy } from './sessions/session-policy';
 import { createTelemetry, type Telemetry } from './telemetry';
 
 /** Everything with a side effect, built once per process and passed to the code that needs it. */
@@ -22,6 +26,13 @@ export interface AppServices {
   readinessProbes: readonly ReadinessProbe[];
   /** The HTTP pipeline every HTTP function wraps its handler in. */
   endpoint: ReturnType<typeof createHttpPipeline>;
+  sessionPolicy: SessionPolicy;
+  /** Verifies identity-provider ID tokens; holds the JWKS cache, so there is one per process. */
+  idTokenVerifier: IdTokenVerifier;
+  /** The ports every authentication use case takes. */
+  auth: AuthDeps;
+  /** The authentication ports plus Argon2id for child PINs and passwords (pepper, bounded concurrency). */
+  childAuth: ChildAuthDeps;
 }
 
 export interface BuildOptions {
@@ -30,6 +41,8 @@ export interface BuildOptions {
   telemetry?: Telemetry;
   clock?: Clock;
   random?: Random;
+  sessionPolicy?: SessionPolicy;
+  childSecretHasher?: SecretHasher;
 }
 
 /**
@@ -65,15 +78,31 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
     databaseProbe(database),
     ...(config.storageConnectionString ? [queueProbe(config.storageConnectionString)] : []),
   ];
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? cryptoRandom;
+  const sessionPolicy = options.sessionPolicy ?? DEFAULT_SESSION_POLICY;
+  const auth: AuthDeps = { database, clock, random, telemetry, logger, sessionPolicy };
   return {
     config,
     logger,
     telemetry,
-    clock: options.clock ?? systemClock,
-    random: options.random ?? cryptoRandom,
+    clock,
+    random,
     database,
     readinessProbes,
     endpoint: createHttpPipeline({ logger, telemetry }),
+    sessionPolicy,
+    idTokenVerifier: createIdTokenVerifier({
+      idp: config.idp,
+      clock,
+      onProviderFailure: logProviderFailure(logger, telemetry),
+    }),
+    auth,
+    childAuth: {
+      ...auth,
+      hasher: options.childSecretHasher ?? createSecretHasher({ pepper: config.childSecretPepper }),
+      pepper: config.childSecretPepper,
+    },
   };
 }
 

@@ -66,6 +66,10 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses a plain-http JWKS in production', () => {
+    expect(problemsOf({ ...productionEnv, IDP_JWKS_URI: 'http://login.example.com/keys' })[0]).toMatch(/https/);
+  });
+
   it('refuses debug logs in production unless explicitly allowed', () => {
     expect(problemsOf({ ...productionEnv, LOG_LEVEL: 'debug' })[0]).toMatch(/ALLOW_DEBUG_IN_PRODUCTION/);
     expect(loadConfig({ ...productionEnv, LOG_LEVEL: 'debug', ALLOW_DEBUG_IN_PRODUCTION: 'true' }).logLevel).toBe('debug');

@@ -136,6 +136,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     if (!e.IDP_ISSUER) problems.push('IDP_ISSUER: required in production (the expected `iss` of ID tokens)');
     if (!e.IDP_AUDIENCE) problems.push('IDP_AUDIENCE: required in production (the expected `aud` of ID tokens)');
     if (!e.IDP_JWKS_URI) problems.push("IDP_JWKS_URI: required in production (the identity provider's JWKS URL)");
+    else if (!e.IDP_JWKS_URI.startsWith('https://')) problems.push('IDP_JWKS_URI: must be an https:// URL in production');
     if (!e.SQL_CONNECTION_STRING) {
       problems.push('SQL_CONNECTION_STRING: required in production (the embedded SQLite database is for development)');
     }

@@ -28,7 +28,7 @@ export interface RequestScope<TBody> {
   context: InvocationContext;
   /** The validated body (undefined for endpoints without a body schema). */
   body: TBody;
-  /** The per-request logger: its lines carry `requestId`, `traceId` and (once set) `userId`. */
+  /** The request's logger: its lines carry `requestId`, `endpoint`, `traceId` and (once set) `userId`. */
   log: Logger;
   traceId: string;
   requestId: string;
@@ -71,11 +71,13 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
       const started = performance.now();
       const requestId = UUID.test(context.invocationId) ? context.invocationId : randomUUID();
       const traceId = resolveTraceId(request.headers.get('traceparent'), context.traceContext?.traceParent);
-      const logContext: LogContext = { traceId, userId: null };
       const endpointLabel = `${request.method} /${ROUTE_PREFIX}/${options.route}`;
+      const logContext: LogContext = { traceId, userId: null, requestId, endpoint: endpointLabel };
 
       return runWithLogContext(logContext, async () => {
-        const log = deps.logger.child({ requestId });
+        // requestId, endpoint, traceId and userId come from the log context, so shared code that logs
+        // through the root logger stamps its lines with them too; bindings here would repeat the keys.
+        const log = deps.logger;
         let result: EndpointResult;
         let thrown: unknown;
         try {
@@ -148,8 +150,7 @@ interface HandledRequest {
 }
 
 function logRequestHandled(log: Logger, telemetry: Telemetry, handled: HandledRequest): void {
-  // `requestId` is already bound to the per-request logger; repeating it would duplicate the key.
-  const fields = { endpoint: handled.endpoint, statusCode: handled.statusCode, durationMs: handled.durationMs };
+  const fields = { statusCode: handled.statusCode, durationMs: handled.durationMs };
   const { result } = handled;
   if (!isProblem(result)) {
     log.info(fields, 'request handled');

@@ -10,6 +10,9 @@ export interface LogContext {
   traceId: string;
   /** Null until the request is authenticated; set by the authentication step. */
   userId: string | null;
+  /** The HTTP request's id and endpoint (method and route template), on every line written while serving it. */
+  requestId?: string;
+  endpoint?: string;
 }
 
 const storage = new AsyncLocalStorage<LogContext>();

@@ -45,8 +45,8 @@ export interface CreateLoggerOptions {
 
 /**
  * Creates the app's logger: one JSON object per line with `timestamp` (ISO 8601 UTC), `level` as a
- * word, `service`, `traceId`, `message` and `userId`, the last two coming from the log context of
- * the request chain that writes the line.
+ * word, `service`, `traceId`, `message` and `userId`, the last two (and `requestId` and `endpoint`
+ * within an HTTP request) coming from the log context of the request chain that writes the line.
  */
 export function createLogger(options: CreateLoggerOptions): Logger {
   const destination = options.destination ?? (options.pretty ? prettyStream() : pino.destination({ dest: 1, sync: true }));
@@ -63,7 +63,12 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       },
       mixin: () => {
         const context = currentLogContext();
-        return { traceId: context.traceId, userId: context.userId };
+        return {
+          traceId: context.traceId,
+          userId: context.userId,
+          ...(context.requestId === undefined ? {} : { requestId: context.requestId }),
+          ...(context.endpoint === undefined ? {} : { endpoint: context.endpoint }),
+        };
       },
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       hooks: { streamWrite: scrubSecrets },

@@ -1,5 +1,11 @@
 import type { MigrationDefinition } from '../../migration';
 import * as auditLog from './0001-audit-log';
+import * as usersSessionsChildren from './0002-users-sessions-children';
+import * as signInThrottle from './0003-sign-in-throttle';
 
 /** SQL Server's migrations, in order; names match `../sqlite/index.ts` one for one. */
-export const mssqlMigrations: readonly MigrationDefinition[] = [{ name: '0001-audit-log', up: auditLog.up }];
+export const mssqlMigrations: readonly MigrationDefinition[] = [
+  { name: '0001-audit-log', up: auditLog.up },
+  { name: '0002-users-sessions-children', up: usersSessionsChildren.up, down: usersSessionsChildren.down },
+  { name: '0003-sign-in-throttle', up: signInThrottle.up, down: signInThrottle.down },
+];

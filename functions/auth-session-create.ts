@@ -1,0 +1,26 @@
+import { app } from '@azure/functions';
+import { z } from 'zod';
+import { sessionResponseBody } from '../shared/auth/session-response';
+import { signInAdult } from '../shared/auth/sign-in-adult';
+import { appServices } from '../shared/composition-root';
+
+/** POST /api/v1/auth/session (public): an identity-provider ID token for a platform session. */
+const route = 'v1/auth/session';
+const services = appServices();
+const { config } = services;
+
+// No length bounds here: the 16 KiB body limit caps it, and the verifier refuses malformed and oversized tokens as invalid_token.
+const body = z.strictObject({ idToken: z.string() });
+
+export const createAdultSession = services.endpoint({ route, body }, async ({ body }) => {
+  const result = await signInAdult(body.idToken, {
+    ...services.auth,
+    verifier: services.idTokenVerifier,
+    newUserStatus: config.newUserStatus,
+    bootstrapAdminSubjects: config.bootstrapAdminSubjects,
+  });
+  if (!result.ok) return result.problem;
+  return { status: 200, jsonBody: sessionResponseBody(result.user, result.started) };
+});
+
+app.http('auth-session-create', { route, methods: ['POST'], authLevel: 'anonymous', handler: createAdultSession });

@@ -1,0 +1,17 @@
+import { app } from '@azure/functions';
+import { requireSession } from '../shared/auth/require-session';
+import { signOut } from '../shared/auth/sign-out';
+import { appServices } from '../shared/composition-root';
+
+/** DELETE /api/v1/auth/session (authenticated): signs out and revokes the presented session. */
+const route = 'v1/auth/session';
+const services = appServices();
+
+export const deleteSession = services.endpoint({ route }, async (scope) => {
+  const auth = await requireSession(scope, services.auth);
+  if (!auth.ok) return auth.problem;
+  await signOut(auth.session, services.auth);
+  return { status: 204 };
+});
+
+app.http('auth-session-delete', { route, methods: ['DELETE'], authLevel: 'anonymous', handler: deleteSession });

@@ -1,0 +1,25 @@
+import { app } from '@azure/functions';
+import { requireSession } from '../shared/auth/require-session';
+import { createChildBody, secretOf } from '../shared/children/child-request-schemas';
+import { createChild } from '../shared/children/create-child';
+import { appServices } from '../shared/composition-root';
+
+/** POST /api/v1/children (authenticated adult): creates a child sub-account. */
+const route = 'v1/children';
+const services = appServices();
+
+export const createChildAccount = services.endpoint({ route, body: createChildBody }, async (scope) => {
+  const auth = await requireSession(scope, services.auth);
+  if (!auth.ok) return auth.problem;
+  const secret = secretOf(scope.body);
+  if (!secret) throw new Error('the body schema guarantees a secret');
+  const result = await createChild(
+    auth.user,
+    { username: scope.body.username, secret, scopes: scope.body.scopes },
+    services.childAuth,
+  );
+  if (!result.ok) return result.problem;
+  return { status: 201, jsonBody: result.child };
+});
+
+app.http('children-create', { route, methods: ['POST'], authLevel: 'anonymous', handler: createChildAccount });

@@ -1,0 +1,25 @@
+import { app } from '@azure/functions';
+import { requireSession } from '../shared/auth/require-session';
+import { toChildAccountView } from '../shared/children/child-account';
+import { listChildrenOfParent } from '../shared/children/child-account-store';
+import { appServices } from '../shared/composition-root';
+import { problem } from '../shared/errors/problem';
+import { readPage } from '../shared/http/read-page';
+import { encodeCursor } from '../shared/users/user-store';
+
+/** GET /api/v1/children (authenticated adult): the caller's children, a page at a time. */
+const route = 'v1/children';
+const services = appServices();
+
+export const listChildAccounts = services.endpoint({ route }, async (scope) => {
+  const auth = await requireSession(scope, services.auth);
+  if (!auth.ok) return auth.problem;
+  if (auth.user.accountType !== 'adult') return problem('forbidden', { detail: 'Only adults manage child accounts.' });
+  const page = readPage(scope.request);
+  if (!page.ok) return page.problem;
+  const db = await services.database.get();
+  const { items, next } = await listChildrenOfParent(db, auth.user.id, page.value);
+  return { status: 200, jsonBody: { items: items.map(toChildAccountView), nextCursor: next ? encodeCursor(next) : null } };
+});
+
+app.http('children-list', { route, methods: ['GET'], authLevel: 'anonymous', handler: listChildAccounts });

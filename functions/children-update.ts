@@ -1,0 +1,32 @@
+import { app } from '@azure/functions';
+import { requireSession } from '../shared/auth/require-session';
+import { idParam, secretOf, updateChildBody } from '../shared/children/child-request-schemas';
+import { updateChild } from '../shared/children/update-child';
+import { appServices } from '../shared/composition-root';
+import { problem } from '../shared/errors/problem';
+
+/** PATCH /api/v1/children/{id} (authenticated parent): scopes, secret and/or status of a child. */
+const route = 'v1/children/{id}';
+const services = appServices();
+
+export const updateChildAccount = services.endpoint({ route, body: updateChildBody }, async (scope) => {
+  const auth = await requireSession(scope, services.auth);
+  if (!auth.ok) return auth.problem;
+  const id = idParam.safeParse(scope.request.params.id);
+  if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
+  const secret = secretOf(scope.body);
+  const result = await updateChild(
+    auth.user,
+    id.data,
+    {
+      ...(scope.body.scopes ? { scopes: scope.body.scopes } : {}),
+      ...(secret ? { secret } : {}),
+      ...(scope.body.status ? { status: scope.body.status } : {}),
+    },
+    services.childAuth,
+  );
+  if (!result.ok) return result.problem;
+  return { status: 200, jsonBody: result.child };
+});
+
+app.http('children-update', { route, methods: ['PATCH'], authLevel: 'anonymous', handler: updateChildAccount });

@@ -1,0 +1,23 @@
+import { app } from '@azure/functions';
+import { requireSession } from '../shared/auth/require-session';
+import { idParam } from '../shared/children/child-request-schemas';
+import { appServices } from '../shared/composition-root';
+import { problem } from '../shared/errors/problem';
+import { approveUser } from '../shared/users/administer-users';
+import { toAdminUserView } from '../shared/users/user-view';
+
+/** POST /api/v1/users/{id}/approve (admin): activates an account pending approval. */
+const route = 'v1/users/{id}/approve';
+const services = appServices();
+
+export const approve = services.endpoint({ route }, async (scope) => {
+  const auth = await requireSession(scope, services.auth);
+  if (!auth.ok) return auth.problem;
+  const id = idParam.safeParse(scope.request.params.id);
+  if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
+  const result = await approveUser(auth.user, id.data, services.auth);
+  if (!result.ok) return result.problem;
+  return { status: 200, jsonBody: toAdminUserView(result.user) };
+});
+
+app.http('users-approve', { route, methods: ['POST'], authLevel: 'anonymous', handler: approve });

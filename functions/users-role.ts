@@ -1,0 +1,26 @@
+import { app } from '@azure/functions';
+import { z } from 'zod';
+import { requireSession } from '../shared/auth/require-session';
+import { idParam } from '../shared/children/child-request-schemas';
+import { appServices } from '../shared/composition-root';
+import { problem } from '../shared/errors/problem';
+import { changeUserRole } from '../shared/users/administer-users';
+import { ADULT_ROLES } from '../shared/users/user';
+import { toAdminUserView } from '../shared/users/user-view';
+
+/** PATCH /api/v1/users/{id}/role (admin): `member`, `author` or `admin`; revokes the user's sessions. */
+const route = 'v1/users/{id}/role';
+const services = appServices();
+const body = z.strictObject({ role: z.enum(ADULT_ROLES) });
+
+export const changeRole = services.endpoint({ route, body }, async (scope) => {
+  const auth = await requireSession(scope, services.auth);
+  if (!auth.ok) return auth.problem;
+  const id = idParam.safeParse(scope.request.params.id);
+  if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
+  const result = await changeUserRole(auth.user, id.data, scope.body.role, services.auth);
+  if (!result.ok) return result.problem;
+  return { status: 200, jsonBody: toAdminUserView(result.user) };
+});
+
+app.http('users-role', { route, methods: ['PATCH'], authLevel: 'anonymous', handler: changeRole });

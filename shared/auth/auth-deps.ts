@@ -1,0 +1,23 @@
+import type { DatabaseProvider } from '../db/lazy-database';
+import type { SecretHasher } from './child/secret-hasher';
+import type { Logger } from '../logging/logger';
+import type { Clock } from '../ports/clock';
+import type { Random } from '../ports/random';
+import type { SessionPolicy } from '../sessions/session-policy';
+import type { Telemetry } from '../telemetry/telemetry';
+
+/** The ports the authentication use cases share; built once in the composition root. */
+export interface AuthDeps {
+  database: DatabaseProvider;
+  clock: Clock;
+  random: Random;
+  telemetry: Telemetry;
+  logger: Logger;
+  sessionPolicy: SessionPolicy;
+}
+
+/** What the child sign-in and the child-account management add: the Argon2id hasher and the pepper (throttle keys). */
+export interface ChildAuthDeps extends AuthDeps {
+  hasher: SecretHasher;
+  pepper: string;
+}

@@ -1,0 +1,74 @@
+import { writeAudit } from '../audit/write-audit';
+import { problem, type Problem } from '../errors/problem';
+import type { Session } from '../sessions/session';
+import { endSession, findSessionById, touchSession } from '../sessions/session-store';
+import { parseSessionToken, sessionSecretMatches } from '../sessions/session-token';
+import { sessionDurationSeconds } from '../sessions/start-session';
+import type { User } from '../users/user';
+import { findUserById } from '../users/user-store';
+import type { AuthDeps } from './auth-deps';
+
+/** The contract's cap: longer `Authorization` headers are refused before any crypto or database work. */
+export const MAX_AUTHORIZATION_HEADER_BYTES = 4096;
+
+export type SessionAuthentication = { ok: true; user: User; session: Session } | { ok: false; problem: Problem };
+
+const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+
+const unauthenticated = (): SessionAuthentication => ({ ok: false, problem: problem('unauthenticated') });
+
+/**
+ * Checks `Authorization: Bearer <session token>` (contract sections 1 and 5). Every failure gives
+ * the same 401 `unauthenticated`. A session found past its idle or absolute expiry is ended and
+ * audited as `session_expired`; `lastUsedAt` is written at most once per touch interval.
+ */
+export async function authenticateSession(authorization: string | null, deps: AuthDeps): Promise<SessionAuthentication> {
+  if (!authorization || Buffer.byteLength(authorization, 'utf8') > MAX_AUTHORIZATION_HEADER_BYTES) return unauthenticated();
+  const token = BEARER.exec(authorization)?.[1];
+  const parsed = token ? parseSessionToken(token) : undefined;
+  if (!parsed) return unauthenticated();
+
+  const db = await deps.database.get();
+  const session = await findSessionById(db, parsed.id);
+  if (!session || !sessionSecretMatches(session.secretHash, parsed.secret) || session.endedAt !== null) {
+    return unauthenticated();
+  }
+  const now = deps.clock.now();
+  const expiry = expiryReason(session, now);
+  if (expiry) {
+    await db.transaction(async (tx) => {
+      if (!(await endSession(tx, session.id, expiry, now.toISOString()))) return;
+      await writeAudit(
+        tx,
+        {
+          eventType: 'session_expired',
+          outcome: 'success',
+          actorUserId: null,
+          subjectUserId: session.userId,
+          targetType: 'session',
+          targetId: session.id,
+          reason: expiry,
+          details: { durationSeconds: sessionDurationSeconds(session, now), accountType: session.accountType },
+        },
+        deps,
+      );
+    });
+    deps.logger.info({ reason: expiry, accountType: session.accountType }, 'session expired');
+    return unauthenticated();
+  }
+  const user = await findUserById(db, session.userId);
+  if (!user || user.status !== 'active') return unauthenticated();
+
+  if (now.getTime() - Date.parse(session.lastUsedAt) >= deps.sessionPolicy.touchIntervalMs) {
+    const lifetimes = deps.sessionPolicy[session.accountType];
+    const idleExpiresAt = new Date(Math.min(now.getTime() + lifetimes.idleMs, Date.parse(session.absoluteExpiresAt)));
+    await touchSession(db, session.id, now.toISOString(), idleExpiresAt.toISOString());
+  }
+  return { ok: true, user, session };
+}
+
+function expiryReason(session: Session, now: Date): 'idle' | 'absolute' | undefined {
+  if (now.getTime() >= Date.parse(session.absoluteExpiresAt)) return 'absolute';
+  if (now.getTime() >= Date.parse(session.idleExpiresAt)) return 'idle';
+  return undefined;
+}

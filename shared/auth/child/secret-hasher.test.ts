@@ -1,0 +1,194 @@
+import * as argon2 from 'argon2';
+import { describe, expect, it } from 'vitest';
+import { createSecretHasher, nativeArgon2, type Argon2Engine, type Argon2Params } from './secret-hasher';
+
+const PEPPER = 'test-pepper-0123456789abcdefghijklmnop';
+/** For tests that are not about the parameters: a few milliseconds per hash instead of ~80. */
+const CHEAP: Argon2Params = { memoryCost: 1024, timeCost: 1, parallelism: 1 };
+
+/** The real argon2, counting calls and how many run at once. */
+function watchedArgon2() {
+  const seen = { hashes: 0, verifications: 0, running: 0, maxRunning: 0, hashOptions: [] as argon2.HashOptions[] };
+  const track = async <T>(work: () => Promise<T>): Promise<T> => {
+    seen.running += 1;
+    seen.maxRunning = Math.max(seen.maxRunning, seen.running);
+    try {
+      return await work();
+    } finally {
+      seen.running -= 1;
+    }
+  };
+  const engine: Argon2Engine = {
+    hash: (secret, options) => {
+      seen.hashes += 1;
+      seen.hashOptions.push(options);
+      return track(() => nativeArgon2.hash(secret, options));
+    },
+    verify: (digest, secret, options) => {
+      seen.verifications += 1;
+      return track(() => nativeArgon2.verify(digest, secret, options));
+    },
+  };
+  return { engine, seen };
+}
+
+/** An engine whose calls finish only when the test says so. */
+function manualArgon2() {
+  const pending: Array<{ kind: 'hash' | 'verify'; finish: () => void }> = [];
+  const engine: Argon2Engine = {
+    hash: () => new Promise((resolve) => pending.push({ kind: 'hash', finish: () => resolve('$argon2id$v=19$m=1,t=1,p=1$c2FsdA$aGFzaA') })),
+    verify: () => new Promise((resolve) => pending.push({ kind: 'verify', finish: () => resolve(false) })),
+  };
+  return { engine, pending };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('createSecretHasher with the production parameters', () => {
+  it('makes Argon2id m=19456,t=2,p=1 hashes that verify the right secret only', async () => {
+    const hasher = createSecretHasher({ pepper: PEPPER });
+    const digest = await hasher.hash('284915');
+    expect(digest.startsWith('$argon2id$v=19$m=19456,t=2,p=1$')).toBe(true);
+    expect(digest).not.toContain('284915');
+    expect(await hasher.verify(digest, '284915')).toEqual({ valid: true, needsRehash: false });
+    expect(await hasher.verify(digest, '284916')).toEqual({ valid: false, needsRehash: false });
+  });
+});
+
+describe('createSecretHasher', () => {
+  it('salts every hash', async () => {
+    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP });
+    expect(await hasher.hash('violet-kangaroo')).not.toBe(await hasher.hash('violet-kangaroo'));
+  });
+
+  it('mixes in the pepper: another pepper cannot verify the hash', async () => {
+    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP });
+    const otherPepper = createSecretHasher({ pepper: `${PEPPER}-other`, params: CHEAP });
+    const digest = await hasher.hash('violet-kangaroo');
+    expect((await hasher.verify(digest, 'violet-kangaroo')).valid).toBe(true);
+    expect((await otherPepper.verify(digest, 'violet-kangaroo')).valid).toBe(false);
+    // And without any pepper at all (argon2 used directly) it does not verify either.
+    expect(await argon2.verify(digest, 'violet-kangaroo')).toBe(false);
+  });
+
+  it('asks for a rehash when the stored hash has other parameters or another variant, and only when valid', async () => {
+    const old = createSecretHasher({ pepper: PEPPER, params: CHEAP });
+    const current = createSecretHasher({ pepper: PEPPER, params: { ...CHEAP, timeCost: 2 } });
+    const oldDigest = await old.hash('violet-kangaroo');
+    expect(await current.verify(oldDigest, 'violet-kangaroo')).toEqual({ valid: true, needsRehash: true });
+    expect(await current.verify(oldDigest, 'wrong-kangaroo')).toEqual({ valid: false, needsRehash: false });
+    expect(await old.verify(oldDigest, 'violet-kangaroo')).toEqual({ valid: true, needsRehash: false });
+    const argon2i = await argon2.hash('violet-kangaroo', { ...CHEAP, type: argon2.argon2i, secret: Buffer.from(PEPPER) });
+    expect(await old.verify(argon2i, 'violet-kangaroo')).toEqual({ valid: true, needsRehash: true });
+  });
+
+  it('writes the parameters in the reference order m,t,p and still reads node-argon2 order', async () => {
+    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP });
+    expect(await hasher.hash('violet-kangaroo')).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    const nodeOrder = await argon2.hash('violet-kangaroo', { ...CHEAP, type: argon2.argon2id, secret: Buffer.from(PEPPER) });
+    expect(nodeOrder).toMatch(/m=1024,p=1,t=1/);
+    expect(await hasher.verify(nodeOrder, 'violet-kangaroo')).toEqual({ valid: true, needsRehash: false });
+  });
+
+  it('hashes the NFC form, so composed and decomposed accents are the same password', async () => {
+    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP });
+    const digest = await hasher.hash('caf\u00e9-kangaroo');
+    expect((await hasher.verify(digest, 'cafe\u0301-kangaroo')).valid).toBe(true);
+  });
+
+  it('rejects a stored value that is not an Argon2 hash (corrupt data is a bug, not a wrong PIN)', async () => {
+    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP });
+    await expect(hasher.verify('not-a-hash', '284915')).rejects.toThrow();
+  });
+
+  it('refuses an empty pepper and a concurrency below 1', () => {
+    expect(() => createSecretHasher({ pepper: '' })).toThrow(/pepper/);
+    expect(() => createSecretHasher({ pepper: PEPPER, maxConcurrent: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('the concurrency bound', () => {
+  it('starts at most maxConcurrent computations and queues the rest in arrival order', async () => {
+    const { engine, pending } = manualArgon2();
+    const hasher = createSecretHasher({ pepper: PEPPER, maxConcurrent: 3, engine });
+    const done: number[] = [];
+    const all = Array.from({ length: 10 }, (_, index) =>
+      (index % 2 === 0 ? hasher.hash('x') : hasher.verify('$argon2id$v=19$m=1,t=1,p=1$c2FsdA$aGFzaA', 'x')).then(() => {
+        done.push(index);
+      }),
+    );
+    await settle();
+    expect(pending).toHaveLength(3);
+    expect(hasher.stats).toMatchObject({ inFlight: 3, queued: 7 });
+    pending[1]?.finish();
+    await settle();
+    expect(done).toEqual([1]);
+    expect(pending).toHaveLength(4);
+    expect(hasher.stats).toMatchObject({ inFlight: 3, queued: 6 });
+    // Each finished computation lets exactly one queued request start, never more.
+    let finished = 1;
+    for (const index of [0, 2, 3, 4, 5, 6, 7, 8, 9]) {
+      pending[index]?.finish();
+      finished += 1;
+      await settle();
+      expect(pending).toHaveLength(Math.min(10, 3 + finished));
+      expect(hasher.stats.inFlight).toBeLessThanOrEqual(3);
+    }
+    await Promise.all(all);
+    // Started in arrival order: the requests alternate hash, verify.
+    expect(pending.map((call) => call.kind)).toEqual(Array.from({ length: 10 }, (_, index) => (index % 2 === 0 ? 'hash' : 'verify')));
+    expect(hasher.stats).toMatchObject({ inFlight: 0, queued: 0, maxInFlight: 3, hashes: 5, verifications: 5 });
+  });
+
+  it('holds for the real argon2 under a burst', async () => {
+    const { engine, seen } = watchedArgon2();
+    const hasher = createSecretHasher({ pepper: PEPPER, maxConcurrent: 2, params: CHEAP, engine });
+    const digest = await hasher.hash('violet-kangaroo');
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => hasher.verify(digest, index === 5 ? 'violet-kangaroo' : `guess-${index}`)),
+    );
+    expect(results.filter((result) => result.valid)).toHaveLength(1);
+    expect(seen.verifications).toBe(12);
+    expect(seen.maxRunning).toBe(2);
+    expect(hasher.stats.maxInFlight).toBe(2);
+  });
+});
+
+describe('verifyDummy', () => {
+  it('costs exactly one real verification each time, against one dummy hash made lazily with the current parameters and pepper', async () => {
+    const { engine, seen } = watchedArgon2();
+    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP, engine });
+    expect(seen.hashes).toBe(0);
+    await Promise.all([hasher.verifyDummy('284915'), hasher.verifyDummy('violet-kangaroo')]);
+    await hasher.verifyDummy('284915');
+    expect(seen.hashes).toBe(1);
+    expect(seen.verifications).toBe(3);
+    expect(seen.hashOptions[0]).toMatchObject({ type: argon2.argon2id, ...CHEAP, secret: Buffer.from(PEPPER) });
+    expect(hasher.stats).toMatchObject({ hashes: 1, verifications: 3, dummyVerifications: 3 });
+
+    const before = hasher.stats.verifications;
+    const digest = await hasher.hash('violet-kangaroo');
+    await hasher.verify(digest, 'violet-kangaroo');
+    expect(hasher.stats.verifications - before).toBe(1);
+  });
+
+  it('can make the dummy hash ahead of time, and tries again after a failure', async () => {
+    let failNext = true;
+    const { engine, seen } = watchedArgon2();
+    const flaky: Argon2Engine = {
+      hash: (secret, options) => {
+        if (failNext) {
+          failNext = false;
+          return Promise.reject(new Error('out of memory'));
+        }
+        return engine.hash(secret, options);
+      },
+      verify: engine.verify,
+    };
+    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP, engine: flaky });
+    await expect(hasher.warmUp()).rejects.toThrow('out of memory');
+    await hasher.warmUp();
+    await hasher.verifyDummy('284915');
+    expect(seen).toMatchObject({ hashes: 1, verifications: 1 });
+  });
+});

@@ -1,0 +1,184 @@
+import * as argon2 from 'argon2';
+import { availableParallelism } from 'node:os';
+import { ConcurrencyLimit } from './concurrency-limit';
+
+/**
+ * Hashing and verifying child PINs and passwords (contract section 6): Argon2id with OWASP's
+ * parameters and the deployment's pepper as Argon2's `secret` input, so a stolen database alone
+ * does not allow offline guessing of six-digit PINs.
+ */
+
+export interface Argon2Params {
+  /** KiB of memory per hash. */
+  memoryCost: number;
+  /** Passes over that memory. */
+  timeCost: number;
+  /** Lanes. */
+  parallelism: number;
+}
+
+/** OWASP's Argon2id choice: m=19456 KiB (19 MiB), t=2, p=1. */
+export const ARGON2ID_PARAMS: Readonly<Argon2Params> = Object.freeze({ memoryCost: 19456, timeCost: 2, parallelism: 1 });
+
+/** The two calls into argon2 the hasher makes; tests pass a wrapped pair to watch them. */
+export interface Argon2Engine {
+  hash(secret: string, options: argon2.HashOptions & { raw?: false }): Promise<string>;
+  verify(digest: string, secret: string, options: argon2.VerifyOptions): Promise<boolean>;
+}
+
+/** The real argon2 binding. */
+export const nativeArgon2: Argon2Engine = {
+  hash: (secret, options) => argon2.hash(secret, options),
+  verify: (digest, secret, options) => argon2.verify(digest, secret, options),
+};
+
+export interface SecretHasherOptions {
+  /** `config.childSecretPepper`. Changing it invalidates every stored hash. */
+  pepper: string;
+  /**
+   * Argon2 computations running at once in this instance; the rest queue. Default: the number of
+   * CPUs, at most 3. Argon2 is CPU-bound and runs on libuv's pool of 4 threads, which file I/O,
+   * `dns.lookup` and async crypto share: more workers than cores add no throughput, and keeping a
+   * pool thread free keeps those working during a burst of sign-ins.
+   */
+  maxConcurrent?: number;
+  /** Default `ARGON2ID_PARAMS`; tests that are not about the parameters pass cheaper ones. */
+  params?: Argon2Params;
+  /** Default `nativeArgon2`. */
+  engine?: Argon2Engine;
+}
+
+/** Counters for tests and diagnostics; they hold no secrets. */
+export interface SecretHasherStats {
+  /** Argon2 hash computations started, the dummy hash included. */
+  readonly hashes: number;
+  /** Argon2 verifications started, dummy verifications included. */
+  readonly verifications: number;
+  /** Dummy verifications started (a subset of `verifications`). */
+  readonly dummyVerifications: number;
+  /** Computations running now. */
+  readonly inFlight: number;
+  /** The most computations ever running at once. */
+  readonly maxInFlight: number;
+  /** Computations waiting for a slot now. */
+  readonly queued: number;
+}
+
+export interface VerifyResult {
+  valid: boolean;
+  /** Only ever true when `valid`: the stored hash was made with other parameters; store `hash(secret)` anew. */
+  needsRehash: boolean;
+}
+
+export interface SecretHasher {
+  /** A PHC string such as `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>` with a fresh random salt. */
+  hash(secret: string): Promise<string>;
+  /** Checks `secret` against a stored hash. Rejects only for a hash that is not a valid Argon2 PHC string (corrupt data). */
+  verify(storedHash: string, secret: string): Promise<VerifyResult>;
+  /**
+   * Spends exactly one Argon2 verification, against a dummy hash, and learns nothing. Call it when
+   * the username is unknown (or the account cannot sign in) so that path costs what a real
+   * verification costs: response times must not reveal which usernames exist.
+   */
+  verifyDummy(secret: string): Promise<void>;
+  /** Makes the dummy hash now (optional), so the first unknown username does not pay for it. */
+  warmUp(): Promise<void>;
+  readonly stats: SecretHasherStats;
+}
+
+/** Any value works: the dummy hash only has to cost a verification, and nothing ever accepts it. */
+const DUMMY_SECRET = 'dummy secret that no account holds';
+
+/** node-argon2 writes the parameters as m,p,t; the reference encoding (RFC 9106, libargon2) is m,t,p. */
+const NODE_ARGON2_PARAMETER_ORDER = /^(\$argon2id\$v=\d+\$)m=(\d+),p=(\d+),t=(\d+)\$/;
+
+/**
+ * Creates a hasher. Throws for an empty pepper or a bad `maxConcurrent` (configuration bugs).
+ * @param options see `SecretHasherOptions`.
+ */
+export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
+  if (options.pepper.length === 0) throw new Error('The child secret pepper must not be empty');
+  const pepper = Buffer.from(options.pepper, 'utf8');
+  const params = { ...(options.params ?? ARGON2ID_PARAMS) };
+  const engine = options.engine ?? nativeArgon2;
+  const limit = new ConcurrencyLimit(options.maxConcurrent ?? Math.min(3, Math.max(1, availableParallelism())));
+  const counts = { hashes: 0, verifications: 0, dummyVerifications: 0, maxInFlight: 0 };
+  let dummyHash: Promise<string> | undefined;
+
+  const limited = <T>(work: () => Promise<T>): Promise<T> =>
+    limit.run(() => {
+      counts.maxInFlight = Math.max(counts.maxInFlight, limit.active);
+      return work();
+    });
+
+  const hash = (secret: string): Promise<string> =>
+    limited(async () => {
+      counts.hashes += 1;
+      const digest = await engine.hash(secret.normalize('NFC'), {
+        type: argon2.argon2id,
+        version: 0x13,
+        memoryCost: params.memoryCost,
+        timeCost: params.timeCost,
+        parallelism: params.parallelism,
+        secret: pepper,
+      });
+      // Other Argon2 libraries (libargon2, libsodium, PHP) parse only the m,t,p order; node-argon2 reads both.
+      return digest.replace(NODE_ARGON2_PARAMETER_ORDER, '$1m=$2,t=$4,p=$3$');
+    });
+
+  const verifyOnce = (storedHash: string, secret: string): Promise<boolean> =>
+    limited(async () => {
+      counts.verifications += 1;
+      return engine.verify(storedHash, secret.normalize('NFC'), { secret: pepper });
+    });
+
+  const loadDummyHash = (): Promise<string> => {
+    dummyHash ??= hash(DUMMY_SECRET).catch((error: unknown) => {
+      dummyHash = undefined;
+      throw error;
+    });
+    return dummyHash;
+  };
+
+  return {
+    hash,
+    async verify(storedHash, secret) {
+      const valid = await verifyOnce(storedHash, secret);
+      return { valid, needsRehash: valid && hashNeedsRehash(storedHash, params) };
+    },
+    async verifyDummy(secret) {
+      const digest = await loadDummyHash();
+      counts.dummyVerifications += 1;
+      await verifyOnce(digest, secret);
+    },
+    async warmUp() {
+      await loadDummyHash();
+    },
+    stats: {
+      get hashes() {
+        return counts.hashes;
+      },
+      get verifications() {
+        return counts.verifications;
+      },
+      get dummyVerifications() {
+        return counts.dummyVerifications;
+      },
+      get inFlight() {
+        return limit.active;
+      },
+      get maxInFlight() {
+        return counts.maxInFlight;
+      },
+      get queued() {
+        return limit.queued;
+      },
+    },
+  };
+}
+
+/** A hash made with another algorithm variant, version or cost than `params` should be replaced. */
+function hashNeedsRehash(storedHash: string, params: Argon2Params): boolean {
+  if (!storedHash.startsWith('$argon2id$')) return true;
+  return argon2.needsRehash(storedHash, { ...params, version: 0x13 });
+}

@@ -1,0 +1,176 @@
+import path from 'node:path';
+import type { Config } from '../../config';
+import type { Clock } from '../../ports/clock';
+import { devIdpJwks, loadOrCreateDevIdpKeys } from './dev-identity-provider';
+import { loadJose, type CryptoKey, type Jose, type JWTPayload } from './jose';
+import {
+  createLocalKeySource,
+  createRemoteKeySource,
+  errorCode,
+  type IdTokenKeySource,
+  type RemoteKeySourceOptions,
+} from './jwks-key-source';
+import { invalidTokenReason, type InvalidTokenReason } from './invalid-token-reason';
+import { IdpUnavailableError, type ProviderFailureReport, type ProviderStatus } from './provider-failure';
+import { tokenShapeProblem } from './token-shape';
+
+/** The identity a verified ID token proves. Users are keyed by (`issuer`, `subject`). */
+export interface IdTokenClaims {
+  issuer: string;
+  subject: string;
+  /** Only when the provider says it verified the address (`email_verified: true`). */
+  email?: string;
+  /** Only when the provider says it verified the number (`phone_number_verified: true`). */
+  phone?: string;
+}
+
+export type IdTokenVerification =
+  | { ok: true; claims: IdTokenClaims }
+  | { ok: false; failure: 'invalid_token'; reason: InvalidTokenReason }
+  | {
+      ok: false;
+      failure: 'idp_unavailable';
+      providerStatus: ProviderStatus;
+      cause: unknown;
+      /** For the `Retry-After` header. */
+      retryAfterSeconds: number;
+    };
+
+export interface IdTokenVerifier {
+  /** Never throws for any input: every outcome is a returned value. */
+  verify(token: string): Promise<IdTokenVerification>;
+}
+
+/** The contract's ceiling for clock skew between us and the provider. */
+export const MAX_CLOCK_TOLERANCE_SECONDS = 30;
+
+export interface IdTokenVerifierOptions {
+  idp: Config['idp'];
+  clock: Clock;
+  /** Default and maximum 30 s. */
+  clockToleranceSeconds?: number;
+  /** Remote provider only: once per failed JWKS fetch, whether or not stale keys saved the day. */
+  onProviderFailure?: (report: ProviderFailureReport) => void;
+  /** Remote provider only: JWKS timing and transport (defaults suit production). */
+  jwks?: Omit<RemoteKeySourceOptions, 'jwksUri' | 'clock' | 'onProviderFailure'>;
+}
+
+/**
+ * Creates the ID-token verifier; call it once per process (its JWKS cache lives inside it).
+ * Throws `TypeError` for unusable settings, so a misconfiguration stops the start-up.
+ *
+ * Checks, in order: size (8 KiB) and compact shape before any parsing; then jose with the algorithm
+ * allow-list, the key from the JWKS, the signature, exact `iss`, `aud`, required `exp`/`iat`/`sub`,
+ * `nbf`, clock tolerance; then ours: `typ`, when present, must be `JWT` (so an access token of the
+ * same provider, `at+jwt`, is not taken for an ID token), `iat` not in the future, `sub` a
+ * non-empty string of at most 255 characters (OIDC's limit).
+ */
+export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenVerifier {
+  const { idp, clock } = options;
+  const tolerance = options.clockToleranceSeconds ?? MAX_CLOCK_TOLERANCE_SECONDS;
+  if (!Number.isFinite(tolerance) || tolerance < 0 || tolerance > MAX_CLOCK_TOLERANCE_SECONDS) {
+    throw new TypeError(`clockToleranceSeconds must be between 0 and ${MAX_CLOCK_TOLERANCE_SECONDS}`);
+  }
+  if (!idp.issuer || !idp.audience) throw new TypeError('the identity provider needs an issuer and an audience');
+  const algorithms = checkedAlgorithms(idp.algorithms);
+  const keys = keySourceFor(options);
+
+  return {
+    async verify(token) {
+      const shapeProblem = tokenShapeProblem(token);
+      if (shapeProblem) return { ok: false, failure: 'invalid_token', reason: shapeProblem };
+      try {
+        const jose = await loadJose();
+        const now = clock.now();
+        const verified = await verifyWithKeySource(jose, token, keys, {
+          algorithms,
+          issuer: idp.issuer,
+          audience: idp.audience,
+          requiredClaims: ['exp', 'iat', 'sub'],
+          clockTolerance: tolerance,
+          currentDate: now,
+        });
+        return claimsOf(verified.payload, verified.protectedHeader.typ, now, tolerance);
+      } catch (error) {
+        if (error instanceof IdpUnavailableError) {
+          return {
+            ok: false,
+            failure: 'idp_unavailable',
+            providerStatus: error.providerStatus,
+            cause: error,
+            retryAfterSeconds: keys.retryAfterSeconds(),
+          };
+        }
+        return { ok: false, failure: 'invalid_token', reason: invalidTokenReason(error) };
+      }
+    },
+  };
+}
+
+function keySourceFor(options: IdTokenVerifierOptions): IdTokenKeySource {
+  const { idp } = options;
+  if (idp.kind === 'development') {
+    const directory = path.resolve(idp.keyDirectory);
+    return createLocalKeySource(async () => devIdpJwks(await loadOrCreateDevIdpKeys(directory)));
+  }
+  return createRemoteKeySource({
+    ...options.jwks,
+    jwksUri: idp.jwksUri,
+    clock: options.clock,
+    ...(options.onProviderFailure ? { onProviderFailure: options.onProviderFailure } : {}),
+  });
+}
+
+function checkedAlgorithms(algorithms: readonly string[]): string[] {
+  if (algorithms.length === 0) throw new TypeError('the identity provider needs at least one algorithm');
+  const unsafe = algorithms.filter((alg) => alg.toLowerCase() === 'none' || alg.toUpperCase().startsWith('HS'));
+  if (unsafe.length > 0) throw new TypeError(`algorithms ${unsafe.join(', ')} cannot verify provider tokens`);
+  return [...algorithms];
+}
+
+type VerifyOptions = Parameters<Jose['jwtVerify']>[2];
+type Verified = Awaited<ReturnType<Jose['jwtVerify']>>;
+
+/**
+ * jose leaves a token that several keys could verify (no `kid`, several keys of its type) to the
+ * caller: each candidate is tried, and the token is refused when none verifies it.
+ */
+async function verifyWithKeySource(jose: Jose, token: string, keys: IdTokenKeySource, options: VerifyOptions): Promise<Verified> {
+  try {
+    return await jose.jwtVerify(token, (header, input) => keys.getKey(header, input), options);
+  } catch (error) {
+    if (errorCode(error) !== 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw error;
+    for await (const candidate of error as unknown as AsyncIterable<CryptoKey>) {
+      try {
+        return await jose.jwtVerify(token, candidate, options);
+      } catch (attempt) {
+        if (errorCode(attempt) !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') throw attempt;
+      }
+    }
+    throw new jose.errors.JWSSignatureVerificationFailed();
+  }
+}
+
+function claimsOf(payload: JWTPayload, typ: string | undefined, now: Date, toleranceSeconds: number): IdTokenVerification {
+  const refuse = (reason: InvalidTokenReason): IdTokenVerification => ({ ok: false, failure: 'invalid_token', reason });
+  if (typ !== undefined && !['jwt', 'application/jwt'].includes(typ.toLowerCase())) return refuse('wrong_typ');
+  const { iss, sub, iat } = payload;
+  // jose checks `iat` is a number but, without a maximum token age, not that it is in the past.
+  if (typeof iat !== 'number') return refuse('claim_invalid');
+  if (iat > now.getTime() / 1000 + toleranceSeconds) return refuse('issued_in_future');
+  if (typeof iss !== 'string' || typeof sub !== 'string' || sub.length === 0 || sub.length > 255) return refuse('claim_invalid');
+  const claims: IdTokenClaims = { issuer: iss, subject: sub };
+  const email = verifiedClaim(payload, 'email', 'email_verified', 320);
+  if (email !== undefined) claims.email = email;
+  const phone = verifiedClaim(payload, 'phone_number', 'phone_number_verified', 32);
+  if (phone !== undefined) claims.phone = phone;
+  return { ok: true, claims };
+}
+
+/** A contact claim the provider vouches for, or nothing (a bad one is dropped, not an error). */
+function verifiedClaim(payload: JWTPayload, name: string, verifiedFlag: string, maxLength: number): string | undefined {
+  const value = payload[name];
+  if (payload[verifiedFlag] !== true || typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return trimmed.length > 0 && trimmed.length <= maxLength ? trimmed : undefined;
+}

@@ -1,0 +1,196 @@
+import type { LoginFailureReason } from '../audit/audit-event';
+import { writeAudit } from '../audit/write-audit';
+import { findChildByUsername, lockChild, rehashChildSecret } from '../children/child-account-store';
+import type { ChildAccount } from '../children/child-account';
+import type { Database, SqlExecutor } from '../db/database';
+import { problem, type Problem } from '../errors/problem';
+import { startSession, type StartedSession } from '../sessions/start-session';
+import type { User } from '../users/user';
+import { findUserById } from '../users/user-store';
+import type { ChildAuthDeps } from './auth-deps';
+import { normalizeUsername } from './child/credential-rules';
+import { checkThrottle, recordFailure, recordSuccess, type ThrottleRefusal } from './child/sign-in-throttle';
+import { throttleKeys, type ThrottleKeys } from './child/throttle-keys';
+
+export type ChildSignInDeps = ChildAuthDeps;
+
+export interface ChildSignInAttempt {
+  username: string;
+  /** The PIN or password, whichever was sent. */
+  secret: string;
+  /** The client's address as the HTTP layer determined it; null when unknown (no trusted proxy hop). */
+  clientAddress: string | null;
+}
+
+export type ChildSignIn = { ok: true; user: User; child: ChildAccount; started: StartedSession } | { ok: false; problem: Problem };
+
+/**
+ * One answer for an unknown username, a wrong secret and a locked account: same status, same
+ * body (apart from `traceId`), and the same work (exactly one Argon2 verification), so neither the
+ * answer nor its timing tells an attacker which usernames exist or which accounts are locked.
+ */
+const invalidCredentials = (): ChildSignIn => ({
+  ok: false,
+  problem: problem('invalid_credentials', { detail: 'The username or the PIN/password is not correct.' }),
+});
+
+/**
+ * POST /api/v1/auth/child-session: a child's username and PIN or password for a session,
+ * throttled per username and per client address (contract section 6), audited either way.
+ */
+export async function signInChild(attempt: ChildSignInAttempt, deps: ChildSignInDeps): Promise<ChildSignIn> {
+  const username = normalizeUsername(attempt.username);
+  const keys = throttleKeys(deps.pepper, username, attempt.clientAddress ?? unknownAddress(deps));
+  const db = await deps.database.get();
+  const now = deps.clock.now();
+
+  const gate = await checkThrottle(db, keys, now);
+  if (!gate.allowed) return throttled(db, deps, gate, null);
+
+  const child = await findChildByUsername(db, username);
+  // Deleted accounts are gone for sign-in purposes, but keep their username reserved.
+  const account = child && child.deletedAt === null ? child : undefined;
+  let verified: { valid: boolean; needsRehash: boolean };
+  if (account) {
+    verified = await deps.hasher.verify(account.secretHash, attempt.secret);
+  } else {
+    await deps.hasher.verifyDummy(attempt.secret);
+    verified = { valid: false, needsRehash: false };
+  }
+
+  if (!account || !verified.valid || account.lockedAt !== null) {
+    const reason: LoginFailureReason = !account ? 'user_not_found' : account.lockedAt !== null ? 'locked' : 'bad_credentials';
+    return failed(db, deps, keys, account, reason);
+  }
+
+  // The secret is proven: from here on the answers may differ. A rehash is computed before the
+  // transaction: on SQLite a transaction holds the instance's only connection.
+  const rehashed = verified.needsRehash ? await deps.hasher.hash(attempt.secret) : undefined;
+  const settled = await db.transaction(async (tx) => {
+    const success = await recordSuccess(tx, keys, deps.clock.now());
+    if (!success.allowed) return success;
+    if (rehashed) await rehashChildSecret(tx, account.userId, account.secretHash, rehashed);
+    if (account.status !== 'active') {
+      await auditFailure(tx, deps, account.userId, account.status === 'pending_approval' ? 'pending_approval' : 'disabled');
+      return { allowed: true as const, session: undefined };
+    }
+    const user = await findUserById(tx, account.userId);
+    if (!user) throw new Error('child account without a Users row');
+    const started = await startSession(tx, user, deps.clock.now(), { random: deps.random, policy: deps.sessionPolicy });
+    await writeAudit(
+      tx,
+      {
+        eventType: 'authn_login_success',
+        outcome: 'success',
+        actorUserId: user.id,
+        subjectUserId: user.id,
+        targetType: 'session',
+        targetId: started.session.id,
+        details: { accountType: 'child' },
+      },
+      deps,
+    );
+    return { allowed: true as const, session: { user, started } };
+  });
+  if (!settled.allowed) return throttled(db, deps, settled, account.userId);
+  if (!settled.session) {
+    const reason = account.status === 'pending_approval' ? 'pending_approval' : 'disabled';
+    logFailure(deps, reason);
+    return {
+      ok: false,
+      problem:
+        reason === 'pending_approval'
+          ? problem('account_pending_approval', { detail: 'This account is not approved yet.' })
+          : problem('account_disabled', { detail: 'This account is disabled.' }),
+    };
+  }
+  deps.logger.info({ accountType: 'child' }, 'sign-in succeeded');
+  deps.telemetry.trackEvent('auth.success', { accountType: 'child' });
+  return { ok: true, user: settled.session.user, child: account, started: settled.session.started };
+}
+
+async function failed(
+  db: Database,
+  deps: ChildSignInDeps,
+  keys: ThrottleKeys,
+  account: ChildAccount | undefined,
+  reason: LoginFailureReason,
+): Promise<ChildSignIn> {
+  const outcome = await db.transaction(async (tx) => {
+    const record = await recordFailure(tx, keys, deps.clock.now(), { random: deps.random });
+    if (!record.allowed) return record;
+    await auditFailure(tx, deps, account?.userId ?? null, reason);
+    if (record.lockNow && account && account.lockedAt === null) {
+      await lockChild(tx, account.userId, deps.clock.now().toISOString());
+      await writeAudit(
+        tx,
+        {
+          eventType: 'authn_login_lock',
+          outcome: 'success',
+          actorUserId: null,
+          subjectUserId: account.userId,
+          details: { consecutiveFailures: record.consecutiveFailures },
+        },
+        deps,
+      );
+      deps.logger.warn({ accountType: 'child', consecutiveFailures: record.consecutiveFailures }, 'child account locked');
+    }
+    return record;
+  });
+  if (!outcome.allowed) return throttled(db, deps, outcome, account?.userId ?? null);
+  logFailure(deps, reason);
+  return invalidCredentials();
+}
+
+async function throttled(db: SqlExecutor, deps: ChildSignInDeps, refusal: ThrottleRefusal, userId: string | null): Promise<ChildSignIn> {
+  await writeAudit(
+    db,
+    {
+      eventType: 'authn_login_fail',
+      outcome: 'failure',
+      actorUserId: null,
+      subjectUserId: userId,
+      reason: 'throttled',
+      details: { accountType: 'child', scope: refusal.scope, retryAfterSeconds: refusal.retryAfterSeconds },
+    },
+    deps,
+  );
+  deps.logger.info({ reason: 'throttled', accountType: 'child', scope: refusal.scope, retryAfterSeconds: refusal.retryAfterSeconds }, 'sign-in failed');
+  deps.telemetry.trackEvent('auth.failure', { reason: 'throttled', accountType: 'child' });
+  return {
+    ok: false,
+    problem: problem('too_many_attempts', {
+      detail: 'Too many failed sign-ins; wait before trying again.',
+      headers: { 'Retry-After': String(refusal.retryAfterSeconds) },
+    }),
+  };
+}
+
+async function auditFailure(tx: SqlExecutor, deps: ChildSignInDeps, userId: string | null, reason: LoginFailureReason): Promise<void> {
+  await writeAudit(
+    tx,
+    {
+      eventType: 'authn_login_fail',
+      outcome: 'failure',
+      actorUserId: null,
+      subjectUserId: userId,
+      reason,
+      details: { accountType: 'child' },
+    },
+    deps,
+  );
+}
+
+function logFailure(deps: ChildSignInDeps, reason: LoginFailureReason): void {
+  deps.logger.info({ reason, accountType: 'child' }, 'sign-in failed');
+  deps.telemetry.trackEvent('auth.failure', { reason, accountType: 'child' });
+}
+
+/**
+ * Without a trusted client address every request would share one address bucket, and 30 failures
+ * anywhere would block every child. A bucket of its own per attempt leaves such deployments with
+ * the per-username limits only (set TRUST_PROXY_HOPS behind Azure's front end).
+ */
+function unknownAddress(deps: ChildSignInDeps): string {
+  return `unknown:${deps.random.uuid()}`;
+}

@@ -1,0 +1,113 @@
+import type { Database, SqlExecutor } from '../db/database';
+import { limitClause } from '../db/dialect';
+import { SECTIONS, type Section, type User } from '../users/user';
+import { insertUser, type ListCursor } from '../users/user-store';
+import type { ChildAccount, SecretKind } from './child-account';
+
+/** `Users` + `ChildAccounts` for child sub-accounts. Writes take an executor to join the caller's transaction. */
+
+const CHILD_SELECT = `
+  SELECT u.id AS userId, u.parentId, c.username, c.secretHash, c.secretKind, c.scopes, u.status, c.lockedAt, c.deletedAt, u.createdAt
+  FROM ChildAccounts c JOIN Users u ON u.id = c.userId`;
+
+interface ChildRow extends Omit<ChildAccount, 'scopes'> {
+  scopes: string;
+}
+
+function toChildAccount(row: ChildRow): ChildAccount {
+  const parsed: unknown = JSON.parse(row.scopes);
+  const scopes = Array.isArray(parsed) ? parsed.filter((s): s is Section => SECTIONS.includes(s as Section)) : [];
+  return { ...row, scopes };
+}
+
+export interface NewChildAccount {
+  user: User;
+  username: string;
+  secretHash: string;
+  secretKind: SecretKind;
+  scopes: readonly Section[];
+}
+
+/** Creates the child's Users row and its credentials; a taken username throws `UniqueViolationError`. */
+export async function insertChildAccount(tx: SqlExecutor, child: NewChildAccount): Promise<void> {
+  await insertUser(tx, child.user);
+  await tx.execute(
+    `INSERT INTO ChildAccounts (userId, username, secretHash, secretKind, scopes, lockedAt, deletedAt, secretChangedAt)
+     VALUES (@userId, @username, @secretHash, @secretKind, @scopes, NULL, NULL, @now)`,
+    {
+      userId: child.user.id,
+      username: child.username,
+      secretHash: child.secretHash,
+      secretKind: child.secretKind,
+      scopes: JSON.stringify(child.scopes),
+      now: child.user.createdAt,
+    },
+  );
+}
+
+/** The child with this normalised username, deleted ones included (their usernames stay taken). */
+export async function findChildByUsername(db: SqlExecutor, username: string): Promise<ChildAccount | undefined> {
+  const rows = await db.query<ChildRow>(`${CHILD_SELECT} WHERE c.username = @username`, { username });
+  return rows[0] ? toChildAccount(rows[0]) : undefined;
+}
+
+export async function findChildById(db: SqlExecutor, userId: string): Promise<ChildAccount | undefined> {
+  const rows = await db.query<ChildRow>(`${CHILD_SELECT} WHERE c.userId = @userId`, { userId });
+  return rows[0] ? toChildAccount(rows[0]) : undefined;
+}
+
+/** One page of a parent's children that are not deleted, oldest first. */
+export async function listChildrenOfParent(
+  db: Database,
+  parentId: string,
+  page: { limit: number; after?: ListCursor },
+): Promise<{ items: ChildAccount[]; next: ListCursor | null }> {
+  const after = page.after ?? { createdAt: '0001-01-01T00:00:00.000Z', id: '' };
+  const rows = await db.query<ChildRow>(
+    `${CHILD_SELECT}
+     WHERE u.parentId = @parentId AND c.deletedAt IS NULL
+       AND (u.createdAt > @afterCreatedAt OR (u.createdAt = @afterCreatedAt AND u.id > @afterId))
+     ORDER BY u.createdAt, u.id ${limitClause(db.dialect, '@limit')}`,
+    { parentId, afterCreatedAt: after.createdAt, afterId: after.id, limit: page.limit + 1 },
+  );
+  const items = rows.slice(0, page.limit).map(toChildAccount);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.userId } : null };
+}
+
+export async function updateChildScopes(tx: SqlExecutor, userId: string, scopes: readonly Section[]): Promise<void> {
+  await tx.execute('UPDATE ChildAccounts SET scopes = @scopes WHERE userId = @userId', { userId, scopes: JSON.stringify(scopes) });
+}
+
+/** Sets a new secret chosen by the parent: it also clears the lock. */
+export async function setChildSecret(
+  tx: SqlExecutor,
+  userId: string,
+  secret: { hash: string; kind: SecretKind },
+  now: string,
+): Promise<void> {
+  await tx.execute(
+    'UPDATE ChildAccounts SET secretHash = @hash, secretKind = @kind, secretChangedAt = @now, lockedAt = NULL WHERE userId = @userId',
+    { userId, hash: secret.hash, kind: secret.kind, now },
+  );
+}
+
+/**
+ * Replaces a hash made with old Argon2 parameters by one with the current parameters, unless the
+ * parent changed the secret meanwhile (the stored hash is then no longer `oldHash`).
+ */
+export async function rehashChildSecret(tx: SqlExecutor, userId: string, oldHash: string, newHash: string): Promise<void> {
+  await tx.execute('UPDATE ChildAccounts SET secretHash = @newHash WHERE userId = @userId AND secretHash = @oldHash', {
+    userId,
+    oldHash,
+    newHash,
+  });
+}
+
+export async function lockChild(tx: SqlExecutor, userId: string, now: string): Promise<void> {
+  await tx.execute('UPDATE ChildAccounts SET lockedAt = @now WHERE userId = @userId AND lockedAt IS NULL', { userId, now });
+}
+
+export async function markChildDeleted(tx: SqlExecutor, userId: string, now: string): Promise<void> {
+  await tx.execute('UPDATE ChildAccounts SET deletedAt = @now WHERE userId = @userId AND deletedAt IS NULL', { userId, now });
+}

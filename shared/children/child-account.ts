@@ -1,0 +1,41 @@
+import type { Section, UserStatus } from '../users/user';
+
+export type SecretKind = 'pin' | 'password';
+
+/** A child sub-account: its Users row joined with its credentials and the sections its parent opened. */
+export interface ChildAccount {
+  userId: string;
+  parentId: string;
+  /** Normalised (lower case); public, but never logged. */
+  username: string;
+  /** Argon2id PHC string; never logged or returned. */
+  secretHash: string;
+  secretKind: SecretKind;
+  scopes: Section[];
+  status: UserStatus;
+  lockedAt: string | null;
+  deletedAt: string | null;
+  createdAt: string;
+}
+
+/** What a parent sees of a child (contract section 4). */
+export interface ChildAccountView {
+  id: string;
+  username: string;
+  status: UserStatus;
+  scopes: Section[];
+  locked: boolean;
+  createdAt: string;
+}
+
+/** The client-facing shape: no hash, no internal timestamps. */
+export function toChildAccountView(child: ChildAccount): ChildAccountView {
+  return {
+    id: child.userId,
+    username: child.username,
+    status: child.status,
+    scopes: child.scopes,
+    locked: child.lockedAt !== null,
+    createdAt: child.createdAt,
+  };
+}

@@ -1,0 +1,107 @@
+import type { ChildAuthDeps } from '../auth/auth-deps';
+import { checkPassword, checkPin, checkUsername } from '../auth/child/credential-rules';
+import { resetUsernameFailures } from '../auth/child/sign-in-throttle';
+import { usernameThrottleKey } from '../auth/child/throttle-keys';
+import { writeAudit } from '../audit/write-audit';
+import { UniqueViolationError } from '../db/database-errors';
+import { problem, type Problem } from '../errors/problem';
+import type { Section, User } from '../users/user';
+import { toChildAccountView, type ChildAccountView, type SecretKind } from './child-account';
+import { findChildById, insertChildAccount } from './child-account-store';
+
+export interface ChildSecretInput {
+  kind: SecretKind;
+  value: string;
+}
+
+export type ChildManagementDeps = ChildAuthDeps;
+
+/**
+ * Checks a new PIN or password against the contract's rules; the problem never says which rule
+ * (or the value), only what a valid one looks like.
+ */
+export function checkNewSecret(secret: ChildSecretInput, username: string): Problem | undefined {
+  if (secret.kind === 'pin') {
+    return checkPin(secret.value).ok
+      ? undefined
+      : problem('weak_secret', { detail: 'A PIN has 6 to 12 digits and must not be common, a run or one repeated digit.' });
+  }
+  return checkPassword(secret.value, username).ok
+    ? undefined
+    : problem('weak_secret', { detail: 'A password has 8 to 128 characters and must not be a common password.' });
+}
+
+/**
+ * POST /api/v1/children: a parent creates a child sub-account with a username, a PIN or password,
+ * and the sections the child may use. The child row and its `child_created` audit row are written
+ * in one transaction.
+ */
+export async function createChild(
+  parent: User,
+  input: { username: string; secret: ChildSecretInput; scopes: readonly Section[] },
+  deps: ChildManagementDeps,
+): Promise<{ ok: true; child: ChildAccountView } | { ok: false; problem: Problem }> {
+  if (parent.accountType !== 'adult') return { ok: false, problem: problem('forbidden', { detail: 'Only adults manage child accounts.' }) };
+  const username = checkUsername(input.username);
+  if (!username.ok) {
+    return {
+      ok: false,
+      problem: problem('invalid_request', {
+        detail: 'username: 3 to 32 characters of a-z, 0-9, ".", "_" and "-", starting and ending with a letter or digit, no two separators together.',
+      }),
+    };
+  }
+  const weak = checkNewSecret(input.secret, username.username);
+  if (weak) return { ok: false, problem: weak };
+
+  const secretHash = await deps.hasher.hash(input.secret.value);
+  const now = deps.clock.now().toISOString();
+  const id = deps.random.uuid();
+  const scopes = [...new Set(input.scopes)];
+  const db = await deps.database.get();
+  try {
+    await db.transaction(async (tx) => {
+      await insertChildAccount(tx, {
+        user: {
+          id,
+          accountType: 'child',
+          issuer: null,
+          subject: null,
+          parentId: parent.id,
+          role: 'child',
+          status: 'active',
+          email: null,
+          phone: null,
+          createdAt: now,
+          updatedAt: now,
+        },
+        username: username.username,
+        secretHash,
+        secretKind: input.secret.kind,
+        scopes,
+      });
+      // Failures counted against this name before it existed must not lock the new account.
+      await resetUsernameFailures(tx, usernameThrottleKey(deps.pepper, username.username));
+      await writeAudit(
+        tx,
+        {
+          eventType: 'child_created',
+          outcome: 'success',
+          actorUserId: parent.id,
+          subjectUserId: id,
+          details: { scopes: scopes.join(','), secretKind: input.secret.kind },
+        },
+        deps,
+      );
+    });
+  } catch (error) {
+    if (error instanceof UniqueViolationError) {
+      return { ok: false, problem: problem('username_taken', { detail: 'That username is already in use.' }) };
+    }
+    throw error;
+  }
+  deps.logger.info({ childUserId: id, scopeCount: scopes.length }, 'child account created');
+  const child = await findChildById(db, id);
+  if (!child) throw new Error('child account vanished after its creation');
+  return { ok: true, child: toChildAccountView(child) };
+}

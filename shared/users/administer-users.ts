@@ -1,0 +1,94 @@
+import type { AuthDeps } from '../auth/auth-deps';
+import { writeAudit } from '../audit/write-audit';
+import { problem, type Problem } from '../errors/problem';
+import { endUserSessions } from '../sessions/session-store';
+import type { AdultRole, User } from './user';
+import { findUserById, updateUserRole, updateUserStatus } from './user-store';
+
+type AdminResult = { ok: true; user: User } | { ok: false; problem: Problem };
+
+/** Only active adult administrators administer users. */
+export function requireAdmin(caller: User): Problem | undefined {
+  return caller.accountType === 'adult' && caller.role === 'admin' && caller.status === 'active'
+    ? undefined
+    : problem('forbidden', { detail: 'Administrators only.' });
+}
+
+async function adultTarget(userId: string, deps: AuthDeps): Promise<User | Problem> {
+  const user = await findUserById(await deps.database.get(), userId);
+  if (!user) return problem('not_found', { detail: 'No such user.' });
+  if (user.accountType !== 'adult') return problem('invalid_request', { detail: 'Child accounts are managed by their parents.' });
+  return user;
+}
+
+/**
+ * POST /api/v1/users/{id}/approve: a user waiting for approval becomes active (`user_approved`).
+ * Approving an active user changes nothing; a disabled user cannot be approved back (409).
+ */
+export async function approveUser(admin: User, userId: string, deps: AuthDeps): Promise<AdminResult> {
+  const refused = requireAdmin(admin);
+  if (refused) return { ok: false, problem: refused };
+  const target = await adultTarget(userId, deps);
+  if ('kind' in target) return { ok: false, problem: target };
+  if (target.status === 'active') return { ok: true, user: target };
+  if (target.status !== 'pending_approval') {
+    return { ok: false, problem: problem('invalid_transition', { detail: 'Only accounts pending approval can be approved.' }) };
+  }
+  const now = deps.clock.now().toISOString();
+  const db = await deps.database.get();
+  await db.transaction(async (tx) => {
+    await updateUserStatus(tx, target.id, 'active', now);
+    await writeAudit(
+      tx,
+      { eventType: 'user_approved', outcome: 'success', actorUserId: admin.id, subjectUserId: target.id, details: { from: 'pending_approval', to: 'active' } },
+      deps,
+    );
+  });
+  deps.logger.info({ subjectUserId: target.id, actorRole: admin.role }, 'user approved');
+  return { ok: true, user: { ...target, status: 'active', updatedAt: now } };
+}
+
+/**
+ * PATCH /api/v1/users/{id}/role: an administrator changes an adult's role. The change, the
+ * revocation of all the user's sessions (their permissions changed) and the audit rows
+ * (`authz_change` with the old and new role, `authn_token_revoked`) commit together.
+ * Administrators cannot change their own role, so the last one cannot demote themselves by mistake.
+ */
+export async function changeUserRole(admin: User, userId: string, role: AdultRole, deps: AuthDeps): Promise<AdminResult> {
+  const refused = requireAdmin(admin);
+  if (refused) return { ok: false, problem: refused };
+  if (userId === admin.id) {
+    return { ok: false, problem: problem('forbidden', { detail: 'Administrators cannot change their own role.' }) };
+  }
+  const target = await adultTarget(userId, deps);
+  if ('kind' in target) return { ok: false, problem: target };
+  if (target.role === role) return { ok: true, user: target };
+  const now = deps.clock.now().toISOString();
+  const db = await deps.database.get();
+  const revoked = await db.transaction(async (tx) => {
+    await updateUserRole(tx, target.id, role, now);
+    await writeAudit(
+      tx,
+      { eventType: 'authz_change', outcome: 'success', actorUserId: admin.id, subjectUserId: target.id, details: { from: target.role, to: role } },
+      deps,
+    );
+    const count = await endUserSessions(tx, target.id, 'role_changed', now);
+    if (count > 0) {
+      await writeAudit(
+        tx,
+        {
+          eventType: 'authn_token_revoked',
+          outcome: 'success',
+          actorUserId: admin.id,
+          subjectUserId: target.id,
+          reason: 'role_changed',
+          details: { sessions: count },
+        },
+        deps,
+      );
+    }
+    return count;
+  });
+  deps.logger.info({ subjectUserId: target.id, fromRole: target.role, toRole: role, revokedSessions: revoked }, 'user role changed');
+  return { ok: true, user: { ...target, role, updatedAt: now } };
+}

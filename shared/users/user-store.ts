@@ -1,0 +1,96 @@
+import type { Database, SqlExecutor } from '../db/database';
+import { limitClause } from '../db/dialect';
+import type { AdultRole, User, UserStatus } from './user';
+
+/** The `Users` table. Every function takes an executor, so writes can join the caller's transaction. */
+
+const USER_COLUMNS = 'id, accountType, issuer, subject, parentId, role, status, email, phone, createdAt, updatedAt';
+
+/** The adult keyed by identity-provider issuer and subject, if they signed in before. */
+export async function findAdultByIdentity(db: SqlExecutor, issuer: string, subject: string): Promise<User | undefined> {
+  const rows = await db.query<User>(
+    `SELECT ${USER_COLUMNS} FROM Users WHERE issuer = @issuer AND subject = @subject`,
+    { issuer, subject },
+  );
+  return rows[0];
+}
+
+export async function findUserById(db: SqlExecutor, id: string): Promise<User | undefined> {
+  const rows = await db.query<User>(`SELECT ${USER_COLUMNS} FROM Users WHERE id = @id`, { id });
+  return rows[0];
+}
+
+export async function insertUser(tx: SqlExecutor, user: User): Promise<void> {
+  await tx.execute(
+    `INSERT INTO Users (${USER_COLUMNS})
+     VALUES (@id, @accountType, @issuer, @subject, @parentId, @role, @status, @email, @phone, @createdAt, @updatedAt)`,
+    { ...user },
+  );
+}
+
+export async function updateUserRole(tx: SqlExecutor, id: string, role: AdultRole, now: string): Promise<void> {
+  await tx.execute(`UPDATE Users SET role = @role, updatedAt = @now WHERE id = @id AND accountType = 'adult'`, { id, role, now });
+}
+
+export async function updateUserStatus(tx: SqlExecutor, id: string, status: UserStatus, now: string): Promise<void> {
+  await tx.execute('UPDATE Users SET status = @status, updatedAt = @now WHERE id = @id', { id, status, now });
+}
+
+/** Keeps an adult's verified contact claims current (they feed notifications). */
+export async function updateAdultContact(
+  tx: SqlExecutor,
+  id: string,
+  contact: { email: string | null; phone: string | null },
+  now: string,
+): Promise<void> {
+  await tx.execute('UPDATE Users SET email = @email, phone = @phone, updatedAt = @now WHERE id = @id', {
+    id,
+    email: contact.email,
+    phone: contact.phone,
+    now,
+  });
+}
+
+/** A position in a list ordered by (createdAt, id): opaque to clients. */
+export interface ListCursor {
+  createdAt: string;
+  id: string;
+}
+
+/** Encodes a cursor for `nextCursor`; it reveals only an id and a time, both already in the list. */
+export function encodeCursor(cursor: ListCursor): string {
+  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
+}
+
+/** Decodes a client's cursor; undefined when it is not one of ours. */
+export function decodeCursor(raw: string): ListCursor | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+      return { createdAt: value[0], id: value[1] };
+    }
+  } catch {
+    // not ours: the caller answers 400
+  }
+  return undefined;
+}
+
+/** One page of adults with `status`, oldest first, and the cursor of the next page. */
+export async function listAdultsByStatus(
+  db: Database,
+  status: UserStatus,
+  page: { limit: number; after?: ListCursor },
+): Promise<{ items: User[]; next: ListCursor | null }> {
+  // The earliest time both engines parse, so the first page needs no second query text.
+  const after = page.after ?? { createdAt: '0001-01-01T00:00:00.000Z', id: '' };
+  const rows = await db.query<User>(
+    `SELECT ${USER_COLUMNS} FROM Users
+     WHERE accountType = 'adult' AND status = @status
+       AND (createdAt > @afterCreatedAt OR (createdAt = @afterCreatedAt AND id > @afterId))
+     ORDER BY createdAt, id ${limitClause(db.dialect, '@limit')}`,
+    { status, afterCreatedAt: after.createdAt, afterId: after.id, limit: page.limit + 1 },
+  );
+  const items = rows.slice(0, page.limit);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : null };
+}

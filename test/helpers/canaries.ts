@@ -1,0 +1,28 @@
+/**
+ * Secrets and personal data a test suite used, to be searched for in everything the app wrote:
+ * stdout, AuditLog rows, telemetry. A JWT is also tracked by each of its segments, so a log line
+ * holding only a token's payload still counts as a leak.
+ */
+export class CanaryTracker {
+  private readonly values = new Set<string>();
+
+  /** Tracks a secret or personal value (ignored when shorter than 6 characters: too likely by chance). */
+  add(...values: string[]): void {
+    for (const value of values) {
+      if (value.length >= 6) this.values.add(value);
+      if (/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(value)) {
+        for (const segment of value.split('.')) if (segment.length >= 12) this.values.add(segment);
+      }
+    }
+  }
+
+  /** The tracked values that occur in `text` (case-insensitively for the textual ones). */
+  findIn(text: string): string[] {
+    const lower = text.toLowerCase();
+    return [...this.values].filter((value) => text.includes(value) || lower.includes(value.toLowerCase()));
+  }
+
+  get size(): number {
+    return this.values.size;
+  }
+}
