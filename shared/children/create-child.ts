@@ -89,7 +89,7 @@ export async function createChild(
           outcome: 'success',
           actorUserId: parent.id,
           subjectUserId: id,
-          details: { scopes: scopes.join(','), secretKind: input.secret.kind },
+          details: { scopes: scopes.join(','), signInMethod: input.secret.kind },
         },
         deps,
       );

@@ -63,7 +63,7 @@ export async function updateChild(parent: User, childId: string, patch: ChildPat
         subjectUserId: child.userId,
         details: {
           ...(patch.scopes ? { scopes: [...new Set(patch.scopes)].join(',') } : {}),
-          ...(patch.secret ? { secretChanged: true, secretKind: patch.secret.kind } : {}),
+          ...(patch.secret ? { signInMethodChanged: true, signInMethod: patch.secret.kind } : {}),
           ...(patch.status ? { status: patch.status } : {}),
         },
       },
