@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['shared/**/*.test.ts', 'devhost/**/*.test.ts', 'test/**/*.test.ts'],
     environment: 'node',
+    setupFiles: ['test/setup/validate-log-sinks.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -4,8 +4,7 @@ import { toChildAccountView } from '../shared/children/child-account';
 import { listChildrenOfParent } from '../shared/children/child-account-store';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
-import { readPage } from '../shared/http/read-page';
-import { encodeCursor } from '../shared/users/user-store';
+import { encodeCursor, readPage } from '../shared/http/read-page';
 
 /** GET /api/v1/children (authenticated adult): the caller's children, a page at a time. */
 const route = 'v1/children';

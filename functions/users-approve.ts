@@ -4,7 +4,7 @@ import { idParam } from '../shared/children/child-request-schemas';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { approveUser } from '../shared/users/administer-users';
-import { toAdminUserView } from '../shared/users/user-view';
+import { toUserView } from '../shared/users/user-view';
 
 /** POST /api/v1/users/{id}/approve (admin): activates an account pending approval. */
 const route = 'v1/users/{id}/approve';
@@ -17,7 +17,7 @@ export const approve = services.endpoint({ route }, async (scope) => {
   if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
   const result = await approveUser(auth.user, id.data, services.auth);
   if (!result.ok) return result.problem;
-  return { status: 200, jsonBody: toAdminUserView(result.user) };
+  return { status: 200, jsonBody: toUserView(result.user) };
 });
 
 app.http('users-approve', { route, methods: ['POST'], authLevel: 'anonymous', handler: approve });

@@ -2,11 +2,11 @@ import { app } from '@azure/functions';
 import { requireSession } from '../shared/auth/require-session';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
-import { readPage } from '../shared/http/read-page';
+import { encodeCursor, readPage } from '../shared/http/read-page';
 import { requireAdmin } from '../shared/users/administer-users';
 import { USER_STATUSES, type UserStatus } from '../shared/users/user';
-import { encodeCursor, listAdultsByStatus } from '../shared/users/user-store';
-import { toAdminUserView } from '../shared/users/user-view';
+import { listAdultsByStatus } from '../shared/users/user-store';
+import { toUserView } from '../shared/users/user-view';
 
 /** GET /api/v1/users?status=pending_approval (admin): adults by status, oldest first. */
 const route = 'v1/users';
@@ -24,7 +24,7 @@ export const listUsers = services.endpoint({ route }, async (scope) => {
   const page = readPage(scope.request);
   if (!page.ok) return page.problem;
   const { items, next } = await listAdultsByStatus(await services.database.get(), status as UserStatus, page.value);
-  return { status: 200, jsonBody: { items: items.map(toAdminUserView), nextCursor: next ? encodeCursor(next) : null } };
+  return { status: 200, jsonBody: { items: items.map(toUserView), nextCursor: next ? encodeCursor(next) : null } };
 });
 
 app.http('users-list', { route, methods: ['GET'], authLevel: 'anonymous', handler: listUsers });

@@ -6,7 +6,7 @@ import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { changeUserRole } from '../shared/users/administer-users';
 import { ADULT_ROLES } from '../shared/users/user';
-import { toAdminUserView } from '../shared/users/user-view';
+import { toUserView } from '../shared/users/user-view';
 
 /** PATCH /api/v1/users/{id}/role (admin): `member`, `author` or `admin`; revokes the user's sessions. */
 const route = 'v1/users/{id}/role';
@@ -20,7 +20,7 @@ export const changeRole = services.endpoint({ route, body }, async (scope) => {
   if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
   const result = await changeUserRole(auth.user, id.data, scope.body.role, services.auth);
   if (!result.ok) return result.problem;
-  return { status: 200, jsonBody: toAdminUserView(result.user) };
+  return { status: 200, jsonBody: toUserView(result.user) };
 });
 
 app.http('users-role', { route, methods: ['PATCH'], authLevel: 'anonymous', handler: changeRole });

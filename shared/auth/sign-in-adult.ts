@@ -3,11 +3,12 @@ import type { LoginFailureReason } from '../audit/audit-event';
 import type { SqlExecutor } from '../db/database';
 import { UniqueViolationError } from '../db/database-errors';
 import { problem, type Problem } from '../errors/problem';
-import { startSession, type StartedSession } from '../sessions/start-session';
+import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
 import { findAdultByIdentity, insertUser, updateAdultContact } from '../users/user-store';
 import type { AuthDeps } from './auth-deps';
 import type { IdTokenClaims, IdTokenVerifier } from './id-token';
+import { reportSignIn, startSignedInSession } from './signed-in-session';
 
 export interface AdultSignInDeps extends AuthDeps {
   verifier: IdTokenVerifier;
@@ -71,24 +72,9 @@ export async function signInAdult(idToken: string, deps: AdultSignInDeps): Promi
       } else if ((claims.email ?? null) !== user.email || (claims.phone ?? null) !== user.phone) {
         await updateAdultContact(tx, user.id, { email: claims.email ?? null, phone: claims.phone ?? null }, nowIso);
       }
-      const session = await startSession(tx, user, now, { random: deps.random, policy: deps.sessionPolicy });
-      await writeAudit(
-        tx,
-        {
-          eventType: 'authn_login_success',
-          outcome: 'success',
-          actorUserId: user.id,
-          subjectUserId: user.id,
-          targetType: 'session',
-          targetId: session.session.id,
-          details: { accountType: 'adult', created: !existing, role: user.role },
-        },
-        deps,
-      );
-      return session;
+      return startSignedInSession(tx, user, deps, { created: !existing, role: user.role });
     });
-    deps.logger.info({ accountType: 'adult', created: !existing, role: user.role }, 'sign-in succeeded');
-    deps.telemetry.trackEvent('auth.success', { accountType: 'adult' });
+    reportSignIn(deps, user, { created: !existing, role: user.role });
     return { ok: true, user, started, created: !existing };
   } catch (error) {
     // Two first sign-ins of one identity raced; the other one created the row. Sign in again as the existing user.

@@ -1,16 +1,17 @@
 import type { LoginFailureReason } from '../audit/audit-event';
 import { writeAudit } from '../audit/write-audit';
-import { findChildByUsername, lockChild, rehashChildSecret } from '../children/child-account-store';
+import { claimVerifiedSecret, findChildByUsername, lockChild } from '../children/child-account-store';
 import type { ChildAccount } from '../children/child-account';
 import type { Database, SqlExecutor } from '../db/database';
 import { problem, type Problem } from '../errors/problem';
-import { startSession, type StartedSession } from '../sessions/start-session';
+import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
 import { findUserById } from '../users/user-store';
 import type { ChildAuthDeps } from './auth-deps';
 import { normalizeUsername } from './child/credential-rules';
 import { checkThrottle, recordFailure, recordSuccess, type ThrottleRefusal } from './child/sign-in-throttle';
 import { throttleKeys, type ThrottleKeys } from './child/throttle-keys';
+import { reportSignIn, startSignedInSession } from './signed-in-session';
 
 export type ChildSignInDeps = ChildAuthDeps;
 
@@ -23,6 +24,13 @@ export interface ChildSignInAttempt {
 }
 
 export type ChildSignIn = { ok: true; user: User; child: ChildAccount; started: StartedSession } | { ok: false; problem: Problem };
+
+/** How the transaction after a proven secret ended. */
+type Settlement =
+  | { outcome: 'signed_in'; user: User; started: StartedSession }
+  | { outcome: 'inactive'; reason: 'pending_approval' | 'disabled' }
+  | { outcome: 'stale' }
+  | { outcome: 'throttled'; refusal: ThrottleRefusal };
 
 /**
  * One answer for an unknown username, a wrong secret and a locked account: same status, same
@@ -66,47 +74,45 @@ export async function signInChild(attempt: ChildSignInAttempt, deps: ChildSignIn
   // The secret is proven: from here on the answers may differ. A rehash is computed before the
   // transaction: on SQLite a transaction holds the instance's only connection.
   const rehashed = verified.needsRehash ? await deps.hasher.hash(attempt.secret) : undefined;
-  const settled = await db.transaction(async (tx) => {
-    const success = await recordSuccess(tx, keys, deps.clock.now());
-    if (!success.allowed) return success;
-    if (rehashed) await rehashChildSecret(tx, account.userId, account.secretHash, rehashed);
-    if (account.status !== 'active') {
-      await auditFailure(tx, deps, account.userId, account.status === 'pending_approval' ? 'pending_approval' : 'disabled');
-      return { allowed: true as const, session: undefined };
+  const settled = await db.transaction(async (tx): Promise<Settlement> => {
+    // Claimed first: the UPDATE holds the row, so a parent's concurrent change of secret waits for
+    // this sign-in (and then revokes its session), and a change that came first makes it stale.
+    if (!(await claimVerifiedSecret(tx, account.userId, account.secretHash, rehashed))) {
+      await auditFailure(tx, deps, account.userId, 'bad_credentials');
+      return { outcome: 'stale' };
     }
+    const success = await recordSuccess(tx, keys, deps.clock.now());
+    if (!success.allowed) return { outcome: 'throttled', refusal: success };
     const user = await findUserById(tx, account.userId);
     if (!user) throw new Error('child account without a Users row');
-    const started = await startSession(tx, user, deps.clock.now(), { random: deps.random, policy: deps.sessionPolicy });
-    await writeAudit(
-      tx,
-      {
-        eventType: 'authn_login_success',
-        outcome: 'success',
-        actorUserId: user.id,
-        subjectUserId: user.id,
-        targetType: 'session',
-        targetId: started.session.id,
-        details: { accountType: 'child' },
-      },
-      deps,
-    );
-    return { allowed: true as const, session: { user, started } };
+    if (user.status !== 'active') {
+      const reason = user.status === 'pending_approval' ? 'pending_approval' : 'disabled';
+      await auditFailure(tx, deps, user.id, reason);
+      return { outcome: 'inactive', reason };
+    }
+    const started = await startSignedInSession(tx, user, deps, {});
+    return { outcome: 'signed_in', user, started };
   });
-  if (!settled.allowed) return throttled(db, deps, settled, account.userId);
-  if (!settled.session) {
-    const reason = account.status === 'pending_approval' ? 'pending_approval' : 'disabled';
-    logFailure(deps, reason);
-    return {
-      ok: false,
-      problem:
-        reason === 'pending_approval'
-          ? problem('account_pending_approval', { detail: 'This account is not approved yet.' })
-          : problem('account_disabled', { detail: 'This account is disabled.' }),
-    };
+  switch (settled.outcome) {
+    case 'throttled':
+      return throttled(db, deps, settled.refusal, account.userId);
+    case 'stale':
+      logFailure(deps, 'bad_credentials');
+      return invalidCredentials();
+    case 'inactive':
+      logFailure(deps, settled.reason);
+      return {
+        ok: false,
+        problem:
+          settled.reason === 'pending_approval'
+            ? problem('account_pending_approval', { detail: 'This account is not approved yet.' })
+            : problem('account_disabled', { detail: 'This account is disabled.' }),
+      };
+    case 'signed_in':
+      break;
   }
-  deps.logger.info({ accountType: 'child' }, 'sign-in succeeded');
-  deps.telemetry.trackEvent('auth.success', { accountType: 'child' });
-  return { ok: true, user: settled.session.user, child: account, started: settled.session.started };
+  reportSignIn(deps, settled.user);
+  return { ok: true, user: settled.user, child: account, started: settled.started };
 }
 
 async function failed(

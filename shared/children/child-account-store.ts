@@ -1,7 +1,8 @@
 import type { Database, SqlExecutor } from '../db/database';
 import { limitClause } from '../db/dialect';
+import { START_OF_LIST, toPage, type ListCursor } from '../db/keyset-page';
 import { SECTIONS, type Section, type User } from '../users/user';
-import { insertUser, type ListCursor } from '../users/user-store';
+import { insertUser } from '../users/user-store';
 import type { ChildAccount, SecretKind } from './child-account';
 
 /** `Users` + `ChildAccounts` for child sub-accounts. Writes take an executor to join the caller's transaction. */
@@ -62,7 +63,7 @@ export async function listChildrenOfParent(
   parentId: string,
   page: { limit: number; after?: ListCursor },
 ): Promise<{ items: ChildAccount[]; next: ListCursor | null }> {
-  const after = page.after ?? { createdAt: '0001-01-01T00:00:00.000Z', id: '' };
+  const after = page.after ?? START_OF_LIST;
   const rows = await db.query<ChildRow>(
     `${CHILD_SELECT}
      WHERE u.parentId = @parentId AND c.deletedAt IS NULL
@@ -70,9 +71,8 @@ export async function listChildrenOfParent(
      ORDER BY u.createdAt, u.id ${limitClause(db.dialect, '@limit')}`,
     { parentId, afterCreatedAt: after.createdAt, afterId: after.id, limit: page.limit + 1 },
   );
-  const items = rows.slice(0, page.limit).map(toChildAccount);
-  const last = items[items.length - 1];
-  return { items, next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.userId } : null };
+  const { items, next } = toPage(rows, page.limit, (row) => ({ createdAt: row.createdAt, id: row.userId }));
+  return { items: items.map(toChildAccount), next };
 }
 
 export async function updateChildScopes(tx: SqlExecutor, userId: string, scopes: readonly Section[]): Promise<void> {
@@ -93,15 +93,18 @@ export async function setChildSecret(
 }
 
 /**
- * Replaces a hash made with old Argon2 parameters by one with the current parameters, unless the
- * parent changed the secret meanwhile (the stored hash is then no longer `oldHash`).
+ * Confirms, inside a sign-in's transaction, that the secret just verified is still the child's
+ * (the parent may have set a new one while Argon2 ran), and stores `rehashed` when the hash is to
+ * be renewed with the current Argon2 parameters. The UPDATE also holds the row until the sign-in
+ * commits, so a concurrent change of secret waits for it (and then revokes its session).
+ * @returns false when the secret changed meanwhile: the sign-in must not go on.
  */
-export async function rehashChildSecret(tx: SqlExecutor, userId: string, oldHash: string, newHash: string): Promise<void> {
-  await tx.execute('UPDATE ChildAccounts SET secretHash = @newHash WHERE userId = @userId AND secretHash = @oldHash', {
-    userId,
-    oldHash,
-    newHash,
-  });
+export async function claimVerifiedSecret(tx: SqlExecutor, userId: string, verifiedHash: string, rehashed?: string): Promise<boolean> {
+  const changed = await tx.execute(
+    'UPDATE ChildAccounts SET secretHash = @newHash WHERE userId = @userId AND secretHash = @verifiedHash AND lockedAt IS NULL',
+    { userId, verifiedHash, newHash: rehashed ?? verifiedHash },
+  );
+  return changed === 1;
 }
 
 export async function lockChild(tx: SqlExecutor, userId: string, now: string): Promise<void> {

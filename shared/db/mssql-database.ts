@@ -1,4 +1,5 @@
-import * as mssql from 'mssql';
+import type * as mssql from 'mssql';
+import { mssqlDriver } from './mssql-driver';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { errorFields, type Logger } from '../logging/logger';
 import type { Database, SqlExecutor, SqlParams, SqlRow } from './database';
@@ -52,7 +53,7 @@ class MssqlDatabase implements Database {
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     this.scope.assertOutside();
-    const transaction = new mssql.Transaction(await this.pool());
+    const transaction = new (mssqlDriver().Transaction)(await this.pool());
     try {
       await transaction.begin();
     } catch (error) {
@@ -107,7 +108,7 @@ class MssqlDatabase implements Database {
 
   private async connect(): Promise<mssql.ConnectionPool> {
     // The driver writes defaults into the configuration it is given; each pool gets its own copy.
-    const pool = new mssql.ConnectionPool({
+    const pool = new (mssqlDriver().ConnectionPool)({
       ...this.config,
       options: { ...this.config.options },
       pool: { ...this.config.pool },

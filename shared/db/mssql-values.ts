@@ -1,4 +1,4 @@
-import * as mssql from 'mssql';
+import { mssqlDriver } from './mssql-driver';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import type { SqlRow, SqlValue } from './database';
 import { UniqueViolationError } from './database-errors';
@@ -74,13 +74,13 @@ export function translateMssqlError(error: unknown): unknown {
   if (error instanceof Error && error.name === 'TimeoutError') {
     return new DependencyUnavailableError('database', { cause: error });
   }
-  if (!(error instanceof mssql.MSSQLError)) return error;
+  if (!(error instanceof mssqlDriver().MSSQLError)) return error;
   const number = (error as { number?: unknown }).number;
   if (typeof number === 'number' && UNIQUE_SERVER_ERRORS.has(number)) {
     return new UniqueViolationError(error.message, { cause: error });
   }
   if (
-    error instanceof mssql.ConnectionError ||
+    error instanceof mssqlDriver().ConnectionError ||
     UNAVAILABLE_DRIVER_CODES.has(error.code) ||
     (typeof number === 'number' && TRANSIENT_SERVER_ERRORS.has(number))
   ) {

@@ -1,6 +1,6 @@
 import type { HttpRequest } from '@azure/functions';
 import { problem, type Problem } from '../errors/problem';
-import { decodeCursor, type ListCursor } from '../users/user-store';
+import type { ListCursor } from '../db/keyset-page';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -17,4 +17,22 @@ export function readPage(request: HttpRequest): { ok: true; value: { limit: numb
   const after = rawCursor.length <= 512 ? decodeCursor(rawCursor) : undefined;
   if (!after) return { ok: false, problem: problem('invalid_request', { detail: 'cursor: not a cursor this API gave out.' }) };
   return { ok: true, value: { limit, after } };
+}
+
+/** Encodes a cursor for `nextCursor`; it reveals only an id and a time, both already in the list. */
+export function encodeCursor(cursor: ListCursor): string {
+  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
+}
+
+/** Decodes a client's cursor; undefined when it is not one of ours. */
+export function decodeCursor(raw: string): ListCursor | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+      return { createdAt: value[0], id: value[1] };
+    }
+  } catch {
+    // not ours: the caller answers 400
+  }
+  return undefined;
 }

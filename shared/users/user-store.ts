@@ -1,5 +1,6 @@
 import type { Database, SqlExecutor } from '../db/database';
 import { limitClause } from '../db/dialect';
+import { START_OF_LIST, toPage, type ListCursor } from '../db/keyset-page';
 import type { AdultRole, User, UserStatus } from './user';
 
 /** The `Users` table. Every function takes an executor, so writes can join the caller's transaction. */
@@ -51,38 +52,13 @@ export async function updateAdultContact(
   });
 }
 
-/** A position in a list ordered by (createdAt, id): opaque to clients. */
-export interface ListCursor {
-  createdAt: string;
-  id: string;
-}
-
-/** Encodes a cursor for `nextCursor`; it reveals only an id and a time, both already in the list. */
-export function encodeCursor(cursor: ListCursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
-}
-
-/** Decodes a client's cursor; undefined when it is not one of ours. */
-export function decodeCursor(raw: string): ListCursor | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
-      return { createdAt: value[0], id: value[1] };
-    }
-  } catch {
-    // not ours: the caller answers 400
-  }
-  return undefined;
-}
-
 /** One page of adults with `status`, oldest first, and the cursor of the next page. */
 export async function listAdultsByStatus(
   db: Database,
   status: UserStatus,
   page: { limit: number; after?: ListCursor },
 ): Promise<{ items: User[]; next: ListCursor | null }> {
-  // The earliest time both engines parse, so the first page needs no second query text.
-  const after = page.after ?? { createdAt: '0001-01-01T00:00:00.000Z', id: '' };
+  const after = page.after ?? START_OF_LIST;
   const rows = await db.query<User>(
     `SELECT ${USER_COLUMNS} FROM Users
      WHERE accountType = 'adult' AND status = @status
@@ -90,7 +66,5 @@ export async function listAdultsByStatus(
      ORDER BY createdAt, id ${limitClause(db.dialect, '@limit')}`,
     { status, afterCreatedAt: after.createdAt, afterId: after.id, limit: page.limit + 1 },
   );
-  const items = rows.slice(0, page.limit);
-  const last = items[items.length - 1];
-  return { items, next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : null };
+  return toPage(rows, page.limit, (user) => ({ createdAt: user.createdAt, id: user.id }));
 }

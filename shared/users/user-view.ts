@@ -1,7 +1,10 @@
 import type { User } from './user';
 
-/** An adult as administrators see it: enough to decide on an approval or a role. */
-export function toAdminUserView(user: User) {
+/**
+ * A user as the API shows it to the user themselves (`GET /api/v1/me`) and to administrators
+ * deciding on an approval or a role. Only they see the contact details.
+ */
+export function toUserView(user: User) {
   return {
     id: user.id,
     role: user.role,

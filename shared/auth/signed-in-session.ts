@@ -1,0 +1,34 @@
+import type { AuditDetails } from '../audit/audit-event';
+import { writeAudit } from '../audit/write-audit';
+import type { SqlExecutor } from '../db/database';
+import { startSession, type StartedSession } from '../sessions/start-session';
+import type { User } from '../users/user';
+import type { AuthDeps } from './auth-deps';
+
+/**
+ * The end of every successful sign-in: a new session and its `authn_login_success` row, in the
+ * caller's transaction (both commit or neither does).
+ */
+export async function startSignedInSession(tx: SqlExecutor, user: User, deps: AuthDeps, details: AuditDetails): Promise<StartedSession> {
+  const started = await startSession(tx, user, deps.clock.now(), { random: deps.random, policy: deps.sessionPolicy });
+  await writeAudit(
+    tx,
+    {
+      eventType: 'authn_login_success',
+      outcome: 'success',
+      actorUserId: user.id,
+      subjectUserId: user.id,
+      targetType: 'session',
+      targetId: started.session.id,
+      details: { accountType: user.accountType, ...details },
+    },
+    deps,
+  );
+  return started;
+}
+
+/** The log line and `auth.success` event of a committed sign-in. */
+export function reportSignIn(deps: AuthDeps, user: User, fields: Record<string, string | boolean> = {}): void {
+  deps.logger.info({ accountType: user.accountType, ...fields }, 'sign-in succeeded');
+  deps.telemetry.trackEvent('auth.success', { accountType: user.accountType });
+}
