@@ -212,6 +212,45 @@ describe('identity provider outage', () => {
   });
 });
 
+describe('identity provider outage without cached keys', () => {
+  it.each([
+    ['status_500', '500'],
+    ['redirect', '302'],
+    ['not_json', 'invalid_body'],
+    ['hang', 'timeout'],
+    ['closed', 'network_error'],
+  ] as const)('answers 503 idp_unavailable with Retry-After when the JWKS is %s, and logs the provider status', async (mode, providerStatus) => {
+    const outage = await startJwksServer(jwksOf(key));
+    await outage.setMode(mode);
+    const outageHost = await startLocalHost({
+      APP_ENV: 'test',
+      SQLITE_PATH: path.join(workDir, `outage-${mode}.sqlite`),
+      IDP_JWKS_URI: outage.url,
+      IDP_ISSUER: ISSUER,
+      IDP_AUDIENCE: AUDIENCE,
+    });
+    try {
+      const idToken = token({ sub: `outage-${mode}` });
+      const response = await fetch(`${outageHost.baseUrl}/api/v1/auth/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ idToken }),
+      });
+      expect(response.status).toBe(503);
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await response.json()).toMatchObject({ code: 'idp_unavailable' });
+      const line = await outageHost.waitForLine((l) => l.level === 'error' && l.errorCode === 'idp_unavailable' && 'providerStatus' in l);
+      expect(line.providerStatus).toBe(providerStatus);
+      expect(typeof line.stack).toBe('string');
+    } finally {
+      await outageHost.stop();
+      await outage.close();
+    }
+    expect(outageHost.invalidLines).toEqual([]);
+    expect(canaries.findIn(outageHost.stdout.join('\n'))).toEqual([]);
+  });
+});
+
 describe('what the app wrote', () => {
   it('holds no token, JWT segment, session token or e-mail address in stdout or the audit log', () => {
     expect(canaries.size).toBeGreaterThan(50);

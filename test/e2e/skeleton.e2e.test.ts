@@ -119,6 +119,26 @@ describe('the app when the database cannot be opened', () => {
   });
 });
 
+describe('the app when the database cannot be opened, on a route that needs it', () => {
+  it('answers sign-in with 503 service_unavailable, not 500', async () => {
+    const blocker = path.join(workDir, 'another-file');
+    writeFileSync(blocker, 'x');
+    const host = await startLocalHost({ APP_ENV: 'test', SQLITE_PATH: path.join(blocker, 'platform.sqlite') });
+    try {
+      const response = await fetch(`${host.baseUrl}/api/v1/auth/child-session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'someone', pin: '482913' }),
+      });
+      expectProblem(response, (await response.json()) as Record<string, unknown>, 503, 'service_unavailable');
+      expect(response.headers.get('retry-after')).toBe('5');
+    } finally {
+      await host.stop();
+    }
+    expectCleanStdout(host);
+  });
+});
+
 describe('start-up with bad configuration', () => {
   it('refuses to start in production without the required settings, naming them', async () => {
     await expect(startLocalHost({ APP_ENV: 'production' }, 15_000)).rejects.toThrow(/SQL_CONNECTION_STRING/);
