@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './logging/logger';
 import { systemClock, type Clock } from './ports/clock';
 import { cryptoRandom, type Random } from './ports/random';
 import { DEFAULT_SESSION_POLICY, type SessionPolicy } from './sessions/session-policy';
+import { storageFanoutQueue, unconfiguredFanoutQueue, type FanoutQueue } from './notifications/fanout-queue';
 import { createTelemetry, type Telemetry } from './telemetry';
 
 /** Everything with a side effect, built once per process and passed to the code that needs it. */
@@ -33,6 +34,8 @@ export interface AppServices {
   auth: AuthDeps;
   /** The authentication ports plus Argon2id for child PINs and passwords (pepper, bounded concurrency). */
   childAuth: ChildAuthDeps;
+  /** Where publishing enqueues notification fan-out work (`notification-fanout`). */
+  fanoutQueue: FanoutQueue;
 }
 
 export interface BuildOptions {
@@ -43,6 +46,7 @@ export interface BuildOptions {
   random?: Random;
   sessionPolicy?: SessionPolicy;
   childSecretHasher?: SecretHasher;
+  fanoutQueue?: FanoutQueue;
 }
 
 /**
@@ -103,6 +107,9 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
       hasher: options.childSecretHasher ?? createSecretHasher({ pepper: config.childSecretPepper }),
       pepper: config.childSecretPepper,
     },
+    fanoutQueue:
+      options.fanoutQueue ??
+      (config.storageConnectionString ? storageFanoutQueue(config.storageConnectionString) : unconfiguredFanoutQueue()),
   };
 }
 

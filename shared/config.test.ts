@@ -9,6 +9,9 @@ const productionEnv = {
   SQL_CONNECTION_STRING: 'Server=tcp:db.example.net;Database=platform;Authentication=Active Directory Default',
   CHILD_SECRET_PEPPER: 'p'.repeat(40),
   AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=x;EndpointSuffix=core.windows.net',
+  ACS_CONNECTION_STRING: 'endpoint=https://acs.example.communication.azure.com/;accesskey=c2VjcmV0',
+  ACS_SMS_FROM: '+18005550100',
+  ACS_EMAIL_SENDER: 'DoNotReply@notify.example.org',
 };
 
 function problemsOf(env: Record<string, string>): string[] {

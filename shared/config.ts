@@ -76,6 +76,16 @@ const envSchema = z.object({
   BOOTSTRAP_ADMIN_SUBJECTS: commaList,
   TRUST_PROXY_HOPS: nonNegativeInt(0),
   PORT: port,
+  QUEUE_DEPTH_SCHEDULE: z.preprocess(emptyToUndefined, z.string().default('0 */5 * * * *')),
+  SESSION_SWEEP_SCHEDULE: z.preprocess(emptyToUndefined, z.string().default('0 17 * * * *')),
+  FANOUT_BATCH_SIZE: z.preprocess(emptyToUndefined, z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(5000).default(500)),
+  SMS_MONTHLY_CAP_USD: z.preprocess(emptyToUndefined, z.coerce.number({ message: 'must be a number' }).min(0).default(30)),
+  SMS_UNIT_COST_USD: z.preprocess(emptyToUndefined, z.coerce.number({ message: 'must be a number' }).min(0).default(0.0075)),
+  EXPO_PUSH_URL: z.preprocess(emptyToUndefined, z.url({ message: 'must be an absolute URL' }).default('https://exp.host/--/api/v2/push')),
+  EXPO_ACCESS_TOKEN: optionalString,
+  ACS_CONNECTION_STRING: optionalString,
+  ACS_SMS_FROM: optionalString,
+  ACS_EMAIL_SENDER: optionalString,
 });
 
 /** The parsed, validated settings of one process. */
@@ -104,6 +114,30 @@ export interface Config {
   bootstrapAdminSubjects: string[];
   trustProxyHops: number;
   port: number;
+  schedules: {
+    /** NCRONTAB of the approval-queue depth sample (contract section 11). */
+    queueDepth: string;
+    /** NCRONTAB of the sweep that records sessions that expired unseen. */
+    sessionSweep: string;
+  };
+  notifications: {
+    /** Recipients per fan-out batch message, so scaled-out instances share a large audience. */
+    batchSize: number;
+    smsMonthlyCapUsd: number;
+    smsUnitCostUsd: number;
+    /** Base URL of the Expo push service (`/send`, `/getReceipts` below it). */
+    expoPushUrl: string;
+    expoAccessToken: string | undefined;
+    /** Azure Communication Services: `endpoint=https://…;accesskey=…` (secret store). */
+    acsConnectionString: string | undefined;
+    acsSmsFrom: string | undefined;
+    acsEmailSender: string | undefined;
+    /**
+     * True when a channel has no provider settings outside production: deliveries go to the
+     * database outbox and the log instead, so the whole flow runs locally.
+     */
+    useOutbox: boolean;
+  };
 }
 
 /** Thrown for bad configuration: a bug of the deployment, not of a request. */
@@ -149,6 +183,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       problems.push('AzureWebJobsStorage: development storage is not allowed in production');
     }
     if (e.LOG_PRETTY) problems.push('LOG_PRETTY: pretty logs are for development only');
+    if (!e.ACS_CONNECTION_STRING) {
+      problems.push('ACS_CONNECTION_STRING: required in production (Azure Communication Services, for SMS and e-mail)');
+    }
+    if (!e.ACS_SMS_FROM) problems.push('ACS_SMS_FROM: required in production (the sending phone number)');
+    if (!e.ACS_EMAIL_SENDER) problems.push('ACS_EMAIL_SENDER: required in production (the sending e-mail address)');
   } else if (e.IDP_JWKS_URI && (!e.IDP_ISSUER || !e.IDP_AUDIENCE)) {
     problems.push('IDP_ISSUER and IDP_AUDIENCE: required whenever IDP_JWKS_URI is set');
   }
@@ -185,5 +224,17 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     bootstrapAdminSubjects: e.BOOTSTRAP_ADMIN_SUBJECTS,
     trustProxyHops: e.TRUST_PROXY_HOPS,
     port: e.PORT,
+    schedules: { queueDepth: e.QUEUE_DEPTH_SCHEDULE, sessionSweep: e.SESSION_SWEEP_SCHEDULE },
+    notifications: {
+      batchSize: e.FANOUT_BATCH_SIZE,
+      smsMonthlyCapUsd: e.SMS_MONTHLY_CAP_USD,
+      smsUnitCostUsd: e.SMS_UNIT_COST_USD,
+      expoPushUrl: e.EXPO_PUSH_URL.replace(/\/+$/, ''),
+      expoAccessToken: e.EXPO_ACCESS_TOKEN,
+      acsConnectionString: e.ACS_CONNECTION_STRING,
+      acsSmsFrom: e.ACS_SMS_FROM,
+      acsEmailSender: e.ACS_EMAIL_SENDER,
+      useOutbox: !production && !e.ACS_CONNECTION_STRING,
+    },
   };
 }

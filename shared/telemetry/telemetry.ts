@@ -4,6 +4,8 @@
  * one place: `shared/telemetry/index.ts`.
  */
 
+import type { TelemetryEventName, TelemetryEventProperties, TelemetryMetricName } from './event-catalogue';
+
 /** Property values are short labels and numbers: never tokens, bodies or personal data. */
 export type TelemetryProperties = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
@@ -21,8 +23,9 @@ export interface DependencyTelemetry {
 }
 
 export interface Telemetry {
-  trackEvent(name: string, properties?: TelemetryProperties): void;
-  trackMetric(name: string, value: number, properties?: TelemetryProperties): void;
+  /** A custom event of the catalogue (`event-catalogue.ts`), with exactly its properties. */
+  trackEvent<N extends TelemetryEventName>(name: N, properties: TelemetryEventProperties<N>): void;
+  trackMetric(name: TelemetryMetricName, value: number, properties?: TelemetryProperties): void;
   trackException(error: unknown, properties?: TelemetryProperties): void;
   trackDependency(dependency: DependencyTelemetry): void;
   /** Sends what is buffered; resolves when done (or when the backend gave up). */

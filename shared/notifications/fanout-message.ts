@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+/** The storage queue the fan-out function listens on (contract section 10). */
+export const FANOUT_QUEUE_NAME = 'notification-fanout';
+
+/**
+ * A fan-out message: the announcement to deliver, and for a batch message the slice of the
+ * audience it covers (recipients after `afterUserId`, at most `size` of them). A message without
+ * `batch` is the first one, sent on publish: it splits the audience into batch messages.
+ */
+export const fanoutMessageSchema = z.strictObject({
+  announcementId: z.uuid(),
+  batch: z
+    .strictObject({
+      /** Recipients with a user id greater than this one ('' for the first batch). */
+      afterUserId: z.string().max(64),
+      size: z.number().int().min(1).max(5000),
+    })
+    .optional(),
+});
+
+export type FanoutMessage = z.infer<typeof fanoutMessageSchema>;
+
+/**
+ * The queue text of a message: base64 of its JSON, the encoding the queue trigger expects
+ * (host.json `extensions.queues.messageEncoding: base64`).
+ */
+export function encodeFanoutMessage(message: FanoutMessage): string {
+  return Buffer.from(JSON.stringify(fanoutMessageSchema.parse(message)), 'utf8').toString('base64');
+}

@@ -1,0 +1,60 @@
+import type { QueueClient } from '@azure/storage-queue';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable';
+import { encodeFanoutMessage, FANOUT_QUEUE_NAME, type FanoutMessage } from './fanout-message';
+
+/** The port through which publishing (and the fan-out itself) enqueues fan-out work. */
+export interface FanoutQueue {
+  enqueue(message: FanoutMessage): Promise<void>;
+}
+
+/**
+ * The storage-queue adapter (`AzureWebJobsStorage`; Azurite locally). The queue is created on
+ * first use. An unreachable queue service is a `DependencyUnavailableError('queue')`: 503, not 500.
+ */
+export function storageFanoutQueue(connectionString: string, queueName = FANOUT_QUEUE_NAME): FanoutQueue {
+  let client: Promise<QueueClient> | undefined;
+  const queue = (): Promise<QueueClient> => {
+    client ??= (async () => {
+      // Loaded on first use: the storage SDK is a large share of a cold start.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { QueueClient: Client } = require('@azure/storage-queue') as typeof import('@azure/storage-queue');
+      const created = new Client(connectionString, queueName, { retryOptions: { maxTries: 3 } });
+      await created.createIfNotExists();
+      return created;
+    })().catch((error: unknown) => {
+      client = undefined;
+      throw error;
+    });
+    return client;
+  };
+  return {
+    async enqueue(message) {
+      const text = encodeFanoutMessage(message);
+      try {
+        await (await queue()).sendMessage(text);
+      } catch (error) {
+        throw new DependencyUnavailableError('queue', { cause: error });
+      }
+    },
+  };
+}
+
+/** Where `AzureWebJobsStorage` is not set: enqueueing answers 503 instead of dropping the fan-out silently. */
+export function unconfiguredFanoutQueue(): FanoutQueue {
+  return {
+    async enqueue() {
+      throw new DependencyUnavailableError('queue', { cause: new Error('AzureWebJobsStorage is not set') });
+    },
+  };
+}
+
+/** A queue that keeps messages in memory, for unit tests of code that enqueues. */
+export function inMemoryFanoutQueue(): FanoutQueue & { messages: FanoutMessage[] } {
+  const messages: FanoutMessage[] = [];
+  return {
+    messages,
+    async enqueue(message) {
+      messages.push(message);
+    },
+  };
+}

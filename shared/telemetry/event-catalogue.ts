@@ -1,0 +1,27 @@
+/**
+ * Every custom event and metric the app sends (contract section 8), with the properties each
+ * carries. The telemetry port only accepts these names and properties, and the alert rules under
+ * infra/ are checked against this catalogue, so a dashboard query never reads a name nobody sends.
+ */
+export const TELEMETRY_EVENTS = {
+  'auth.success': ['accountType'],
+  'auth.failure': ['reason', 'accountType'],
+  'idp.unavailable': ['status', 'staleKeysAvailable'],
+  'notification.fanout': ['announcementId', 'recipients', 'channels'],
+  'notification.delivery': ['channel', 'result'],
+  'approval.queue_depth': ['depth', 'oldestQueuedAgeHours'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type TelemetryEventName = keyof typeof TELEMETRY_EVENTS;
+
+/** The properties of event `N`: exactly the catalogue's names, each a short label or a number. */
+export type TelemetryEventProperties<N extends TelemetryEventName> = {
+  readonly [P in (typeof TELEMETRY_EVENTS)[N][number]]: string | number | boolean;
+};
+
+/** Metrics (gauges and counters) the app sends, with their dimensions. */
+export const TELEMETRY_METRICS = {
+  'approval.queue_depth': [],
+} as const satisfies Record<string, readonly string[]>;
+
+export type TelemetryMetricName = keyof typeof TELEMETRY_METRICS;
