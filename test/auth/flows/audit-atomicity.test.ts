@@ -8,6 +8,7 @@ import { startSession } from '../../../shared/sessions/start-session';
 import { changeUserRole } from '../../../shared/users/administer-users';
 import type { User } from '../../../shared/users/user';
 import { call, createFlowHarness, expectNoLeaks, lockByFailures, type FlowHarness } from './flow-harness';
+import { DependencyUnavailableError } from '../../../shared/errors/dependency-unavailable';
 
 /**
  * A change and its audit row commit together or not at all (contract section 7). To make the audit
@@ -47,6 +48,14 @@ async function withAuditRefusing<T>(eventType: string, work: () => Promise<T>): 
 const count = (sql: string, params: Record<string, string | number | null> = {}): number =>
   Number(h.rows<{ n: number }>(`SELECT COUNT(*) AS n FROM (${sql})`, params)[0]?.n ?? -1);
 
+
+/** The audit writer reports a row it could not store as the database being unavailable (503), with the cause kept. */
+function unavailableBecause(cause: RegExp) {
+  return (error: unknown): boolean =>
+    error instanceof DependencyUnavailableError && error.cause instanceof Error && cause.test(error.cause.message);
+}
+const auditRowRefused = unavailableBecause(/audit row refused/);
+
 describe('when the audit row cannot be written', () => {
   it('creates no child: no Users row, no ChildAccounts row, the username stays free', async () => {
     const usersBefore = count('SELECT id FROM Users');
@@ -56,7 +65,7 @@ describe('when the audit row cannot be written', () => {
       withAuditRefusing('child_created', () =>
         createChild(parent, { username: 'canary-kid-atomic', secret: { kind: 'pin', value: '3816402' }, scopes: ['events'] }, h.services.childAuth),
       ),
-    ).rejects.toThrow(/audit row refused/);
+    ).rejects.toSatisfy(auditRowRefused);
     expect(count('SELECT id FROM Users')).toBe(usersBefore);
     expect(count(`SELECT userId FROM ChildAccounts WHERE username = 'canary-kid-atomic'`)).toBe(0);
     expect(count(`SELECT id FROM Users WHERE parentId = @id`, { id: parent.id })).toBe(0);
@@ -67,7 +76,7 @@ describe('when the audit row cannot be written', () => {
     expect(h.auditAfter(mark).map((row) => [row.eventType, row.subjectUserId])).toEqual([['child_created', child.id]]);
   });
 
-  it('answers the HTTP request 500 internal_error, logged at error level with a stack and sent as an exception', async () => {
+  it('answers the HTTP request 503 service_unavailable, logged at error level with a stack and sent as an exception', async () => {
     const db = await h.services.database.get();
     const session = await startSession(db, parent, h.clock.now(), { random: h.services.random, policy: h.services.sessionPolicy });
     h.canaries.add(session.token, session.token.split('.')[1] ?? '', 'canary-kid-http-atomic', '4927513');
@@ -94,11 +103,11 @@ describe('when the audit row cannot be written', () => {
         'children-create',
       ),
     );
-    expect(answer.status).toBe(500);
-    expect(answer.body).toMatchObject({ code: 'internal_error', status: 500 });
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatchObject({ code: 'service_unavailable', status: 503 });
     expect(answer.body?.detail).toBeUndefined();
     const errorLine = h.sink.lines.find((line) => line.requestId === answer.headers['X-Request-Id'] && line.level === 'error');
-    expect(errorLine).toMatchObject({ message: 'request handled', errorCode: 'internal_error', userId: parent.id });
+    expect(errorLine).toMatchObject({ message: 'request handled', errorCode: 'service_unavailable', userId: parent.id });
     expect(String(errorLine?.stack)).toContain('audit row refused');
     expect(h.telemetry.itemsOf('exception').length).toBe(exceptionsBefore + 1);
     expect(count(`SELECT userId FROM ChildAccounts WHERE username = 'canary-kid-http-atomic'`)).toBe(0);
@@ -120,7 +129,7 @@ describe('when the audit row cannot be written', () => {
       withAuditRefusing('child_updated', () =>
         updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin }, scopes: ['media'] }, h.services.childAuth),
       ),
-    ).rejects.toThrow(/audit row refused/);
+    ).rejects.toSatisfy(auditRowRefused);
 
     expect(h.rows('SELECT secretHash, secretKind, lockedAt, scopes FROM ChildAccounts WHERE userId = @id', { id: child.id })).toEqual(before);
     expect(h.rows('SELECT * FROM SignInUsernameFailures')).toEqual(failuresBefore);
@@ -137,9 +146,7 @@ describe('when the audit row cannot be written', () => {
     const db = await h.services.database.get();
     const session = await startSession(db, member, h.clock.now(), { random: h.services.random, policy: h.services.sessionPolicy });
     h.canaries.add(session.token, session.token.split('.')[1] ?? '');
-    await expect(withAuditRefusing('authz_change', () => changeUserRole(admin, member.id, 'author', h.services.auth))).rejects.toThrow(
-      /audit row refused/,
-    );
+    await expect(withAuditRefusing('authz_change', () => changeUserRole(admin, member.id, 'author', h.services.auth))).rejects.toSatisfy(auditRowRefused);
     expect(h.rows('SELECT role FROM Users WHERE id = @id', { id: member.id })).toEqual([{ role: 'member' }]);
     const auth = await h.authenticate(session.token);
     expect(auth).toMatchObject({ ok: true, user: { role: 'member' } });
@@ -152,9 +159,7 @@ describe('when the audit row cannot be written', () => {
     await h.signInChild('canary-kid-atomic-login', '1593827');
     await h.signInChild('canary-kid-atomic-login', '1593827');
     const failuresBefore = h.rows('SELECT * FROM SignInUsernameFailures');
-    await expect(withAuditRefusing('authn_login_success', () => h.signInChild('canary-kid-atomic-login', pin))).rejects.toThrow(
-      /audit row refused/,
-    );
+    await expect(withAuditRefusing('authn_login_success', () => h.signInChild('canary-kid-atomic-login', pin))).rejects.toSatisfy(auditRowRefused);
     expect(count('SELECT id FROM Sessions WHERE userId = @id', { id: child.id })).toBe(0);
     expect(h.rows('SELECT * FROM SignInUsernameFailures')).toEqual(failuresBefore);
   });
@@ -170,7 +175,7 @@ describe('with the AuditLog table dropped', () => {
       own.canaries.add('canary-kid-no-log', '5038164');
       await expect(
         createChild(owner, { username: 'canary-kid-no-log', secret: { kind: 'pin', value: '5038164' }, scopes: [] }, own.services.childAuth),
-      ).rejects.toThrow(/AuditLog/);
+      ).rejects.toSatisfy(unavailableBecause(/AuditLog/));
       expect(own.rows(`SELECT userId FROM ChildAccounts`)).toEqual([]);
       expect(own.rows(`SELECT id FROM Users WHERE accountType = 'child'`)).toEqual([]);
       expect(own.canaries.findIn(own.sink.text)).toEqual([]);
