@@ -80,7 +80,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
   });
   const readinessProbes = [
     databaseProbe(database),
-    ...(config.storageConnectionString ? [queueProbe(config.storageConnectionString)] : []),
+    ...(config.queueStorage ? [queueProbe(config.queueStorage)] : []),
   ];
   const clock = options.clock ?? systemClock;
   const random = options.random ?? cryptoRandom;
@@ -109,7 +109,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
     },
     fanoutQueue:
       options.fanoutQueue ??
-      (config.storageConnectionString ? storageFanoutQueue(config.storageConnectionString) : unconfiguredFanoutQueue()),
+      (config.queueStorage ? storageFanoutQueue(config.queueStorage) : unconfiguredFanoutQueue()),
   };
 }
 

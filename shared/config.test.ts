@@ -109,6 +109,18 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reaches the queue storage by managed identity when only the account name is set, as the Functions host does', () => {
+    const { AzureWebJobsStorage: _connectionString, ...identityEnv } = productionEnv;
+    const config = loadConfig({ ...identityEnv, AzureWebJobsStorage__accountName: 'platformprod', AZURE_CLIENT_ID: 'client-1' });
+    expect(config.queueStorage).toEqual({
+      kind: 'identity',
+      queueServiceUri: 'https://platformprod.queue.core.windows.net',
+      clientId: 'client-1',
+    });
+    expect(config.storageConnectionString).toBeUndefined();
+    expect(problemsOf(identityEnv).join('\n')).toMatch(/AzureWebJobsStorage__accountName/);
+  });
+
   it('leaves queues unconfigured outside development unless set', () => {
     expect(loadConfig({ APP_ENV: 'test' }).storageConnectionString).toBeUndefined();
   });

@@ -70,6 +70,10 @@ const envSchema = z.object({
   SQL_CONNECTION_STRING: optionalString,
   SQLITE_PATH: z.preprocess(emptyToUndefined, z.string().default('.data/platform.sqlite')),
   AzureWebJobsStorage: optionalString,
+  AzureWebJobsStorage__accountName: optionalString,
+  AzureWebJobsStorage__queueServiceUri: z.preprocess(emptyToUndefined, z.url({ message: 'must be an absolute URL' }).optional()),
+  AzureWebJobsStorage__clientId: optionalString,
+  AZURE_CLIENT_ID: optionalString,
   APPLICATIONINSIGHTS_CONNECTION_STRING: optionalString,
   CHILD_SECRET_PEPPER: optionalString,
   NEW_USER_STATUS: z.preprocess(emptyToUndefined, z.enum(['active', 'pending_approval']).default('active')),
@@ -106,8 +110,16 @@ export interface Config {
   database:
     | { kind: 'mssql'; connectionString: string }
     | { kind: 'sqlite'; path: string };
-  /** `AzureWebJobsStorage`; undefined when queues are not configured. */
+  /** `AzureWebJobsStorage`; undefined when queues are not configured (or reached by identity). */
   storageConnectionString: string | undefined;
+  /**
+   * How the app reaches its queues: the connection string, or (in Azure) the queue service of
+   * `AzureWebJobsStorage__accountName` with the app's managed identity, as the Functions host does.
+   */
+  queueStorage:
+    | { kind: 'connection-string'; connectionString: string }
+    | { kind: 'identity'; queueServiceUri: string; clientId: string | undefined }
+    | undefined;
   appInsightsConnectionString: string | undefined;
   childSecretPepper: string;
   newUserStatus: 'active' | 'pending_approval';
@@ -179,6 +191,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     } else if (e.CHILD_SECRET_PEPPER.length < 32) {
       problems.push('CHILD_SECRET_PEPPER: must be at least 32 characters');
     }
+    if (!e.AzureWebJobsStorage && !e.AzureWebJobsStorage__accountName && !e.AzureWebJobsStorage__queueServiceUri) {
+      problems.push('AzureWebJobsStorage__accountName (or AzureWebJobsStorage): required in production (the queue storage account)');
+    }
     if (e.AzureWebJobsStorage === DEVELOPMENT_STORAGE) {
       problems.push('AzureWebJobsStorage: development storage is not allowed in production');
     }
@@ -193,6 +208,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
+  const storageConnectionString =
+    e.AzureWebJobsStorage ??
+    (e.APP_ENV === 'development' && !e.AzureWebJobsStorage__accountName && !e.AzureWebJobsStorage__queueServiceUri
+      ? DEVELOPMENT_STORAGE
+      : undefined);
   const algorithms = e.IDP_ALGORITHMS.length > 0 ? e.IDP_ALGORITHMS : ['RS256'];
   const unsafe = algorithms.filter((alg) => alg.toLowerCase() === 'none' || alg.startsWith('HS'));
   if (unsafe.length > 0) {
@@ -216,8 +236,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     database: e.SQL_CONNECTION_STRING
       ? { kind: 'mssql', connectionString: e.SQL_CONNECTION_STRING }
       : { kind: 'sqlite', path: e.SQLITE_PATH },
-    storageConnectionString:
-      e.AzureWebJobsStorage ?? (e.APP_ENV === 'development' ? DEVELOPMENT_STORAGE : undefined),
+    storageConnectionString,
+    queueStorage: queueStorageOf(e, storageConnectionString),
     appInsightsConnectionString: e.APPLICATIONINSIGHTS_CONNECTION_STRING,
     childSecretPepper: e.CHILD_SECRET_PEPPER ?? DEV_CHILD_SECRET_PEPPER,
     newUserStatus: e.NEW_USER_STATUS,
@@ -237,4 +257,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       useOutbox: !production && !e.ACS_CONNECTION_STRING,
     },
   };
+}
+
+function queueStorageOf(e: z.infer<typeof envSchema>, connectionString: string | undefined): Config['queueStorage'] {
+  if (connectionString) return { kind: 'connection-string', connectionString };
+  const queueServiceUri =
+    e.AzureWebJobsStorage__queueServiceUri ??
+    (e.AzureWebJobsStorage__accountName ? `https://${e.AzureWebJobsStorage__accountName}.queue.core.windows.net` : undefined);
+  if (!queueServiceUri) return undefined;
+  return { kind: 'identity', queueServiceUri, clientId: e.AzureWebJobsStorage__clientId ?? e.AZURE_CLIENT_ID };
 }

@@ -1,4 +1,7 @@
+import type { QueueServiceClient } from '@azure/storage-queue';
+import type { Config } from '../config';
 import type { DatabaseProvider } from '../db/lazy-database';
+import { createQueueServiceClient } from '../storage/queue-service';
 import type { ReadinessProbe } from './check-readiness';
 
 /** The database answers a real statement (opening it first if it never opened). */
@@ -13,15 +16,12 @@ export function databaseProbe(database: DatabaseProvider): ReadinessProbe {
 }
 
 /** The queue service of `AzureWebJobsStorage` answers a service-properties call. */
-export function queueProbe(connectionString: string): ReadinessProbe {
-  let client: import('@azure/storage-queue').QueueServiceClient | undefined;
+export function queueProbe(storage: NonNullable<Config['queueStorage']>): ReadinessProbe {
+  let client: QueueServiceClient | undefined;
   return {
     dependency: 'queue',
     async check(signal) {
-      // Loaded on the first probe, not at start-up: the storage SDK is a large share of a cold start.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { QueueServiceClient } = require('@azure/storage-queue') as typeof import('@azure/storage-queue');
-      client ??= QueueServiceClient.fromConnectionString(connectionString, { retryOptions: { maxTries: 1 } });
+      client ??= createQueueServiceClient(storage, { retryOptions: { maxTries: 1 } });
       await client.getProperties({ abortSignal: signal });
     },
   };

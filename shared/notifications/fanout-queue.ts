@@ -1,5 +1,7 @@
 import type { QueueClient } from '@azure/storage-queue';
+import type { Config } from '../config';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
+import { createQueueServiceClient } from '../storage/queue-service';
 import { encodeFanoutMessage, FANOUT_QUEUE_NAME, type FanoutMessage } from './fanout-message';
 
 /** The port through which publishing (and the fan-out itself) enqueues fan-out work. */
@@ -8,17 +10,14 @@ export interface FanoutQueue {
 }
 
 /**
- * The storage-queue adapter (`AzureWebJobsStorage`; Azurite locally). The queue is created on
+ * The storage-queue adapter (`AzureWebJobsStorage`, or the account by managed identity; Azurite locally). The queue is created on
  * first use. An unreachable queue service is a `DependencyUnavailableError('queue')`: 503, not 500.
  */
-export function storageFanoutQueue(connectionString: string, queueName = FANOUT_QUEUE_NAME): FanoutQueue {
+export function storageFanoutQueue(storage: NonNullable<Config['queueStorage']>, queueName = FANOUT_QUEUE_NAME): FanoutQueue {
   let client: Promise<QueueClient> | undefined;
   const queue = (): Promise<QueueClient> => {
     client ??= (async () => {
-      // Loaded on first use: the storage SDK is a large share of a cold start.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { QueueClient: Client } = require('@azure/storage-queue') as typeof import('@azure/storage-queue');
-      const created = new Client(connectionString, queueName, { retryOptions: { maxTries: 3 } });
+      const created = createQueueServiceClient(storage, { retryOptions: { maxTries: 3 } }).getQueueClient(queueName);
       await created.createIfNotExists();
       return created;
     })().catch((error: unknown) => {

@@ -13,11 +13,16 @@ function capture(level: 'debug' | 'info') {
   return { sink, telemetry };
 }
 
+
+/** The catalogue keeps callers to its names; these tests feed the backend what a careless caller could. */
+type UntypedTelemetry = { trackEvent(name: string, properties?: Record<string, unknown>): void };
+const untyped = (telemetry: unknown): UntypedTelemetry => telemetry as UntypedTelemetry;
+
 describe('log-only telemetry', () => {
   it('writes an event as an info line with its name and scrubbed properties, in the request trace', () => {
     const { sink, telemetry } = capture('info');
     runWithLogContext({ traceId: 'b'.repeat(32), userId: 'user-7' }, () =>
-      telemetry.trackEvent('notification.delivery', { channel: 'push', result: 'sent', token: `Bearer ${CANARY_JWT}` }),
+      untyped(telemetry).trackEvent('notification.delivery', { channel: 'push', result: 'sent', token: `Bearer ${CANARY_JWT}` }),
     );
     expect(sink.lines).toEqual([
       expect.objectContaining({
@@ -34,7 +39,7 @@ describe('log-only telemetry', () => {
 
   it('keeps properties from overwriting the line fields', () => {
     const { sink, telemetry } = capture('info');
-    telemetry.trackEvent('approval.queue-depth', { traceId: 'f'.repeat(32), message: 'spoofed', level: 'error' });
+    untyped(telemetry).trackEvent('approval.queue_depth', { traceId: 'f'.repeat(32), message: 'spoofed', level: 'error' });
     const [line] = sink.lines;
     expect(line).toMatchObject({ level: 'info', message: 'telemetry event' });
     expect(line?.traceId).not.toBe('f'.repeat(32));
@@ -42,12 +47,12 @@ describe('log-only telemetry', () => {
 
   it('writes metrics and dependency calls at debug only', () => {
     const quiet = capture('info');
-    quiet.telemetry.trackMetric('approval.queue-depth', 4);
+    quiet.telemetry.trackMetric('approval.queue_depth', 4);
     quiet.telemetry.trackDependency({ name: 'GET jwks', dependencyType: 'HTTP', target: 'idp.example', durationMs: 3, success: true });
     expect(quiet.sink.raw).toEqual([]);
 
     const verbose = capture('debug');
-    verbose.telemetry.trackMetric('approval.queue-depth', 4, { queue: 'approvals' });
+    verbose.telemetry.trackMetric('approval.queue_depth', 4, { queue: 'approvals' });
     verbose.telemetry.trackDependency({
       name: 'GET jwks',
       dependencyType: 'HTTP',
@@ -60,7 +65,7 @@ describe('log-only telemetry', () => {
       expect.objectContaining({
         level: 'debug',
         message: 'telemetry metric',
-        metric: 'approval.queue-depth',
+        metric: 'approval.queue_depth',
         value: 4,
         properties: { queue: 'approvals' },
       }),

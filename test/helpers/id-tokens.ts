@@ -1,4 +1,4 @@
-import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
 
 /**
  * ID tokens for tests: signing keys, well-formed tokens, and the catalogue of forged and broken

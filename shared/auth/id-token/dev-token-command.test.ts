@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEV_IDP_AUDIENCE, DEV_IDP_ISSUER, DEV_IDP_KEY_DIRECTORY } from '../../config';
-import { manualClock, systemClock } from '../../ports/clock';
+import { type Clock, manualClock, systemClock } from '../../ports/clock';
 import { runDevTokenCommand } from './dev-token-command';
 import { createIdTokenVerifier } from './verify-id-token';
 
@@ -30,7 +30,7 @@ async function run(argv: string[], env: Record<string, string> = { APP_ENV: 'dev
   return { exitCode, stdout, stderr };
 }
 
-function appVerifier(clock = manualClock('2031-05-04T12:00:00Z')) {
+function appVerifier(clock: Clock = manualClock('2031-05-04T12:00:00Z')) {
   const keyDirectory = path.join(appRoot, DEV_IDP_KEY_DIRECTORY);
   return createIdTokenVerifier({
     idp: { kind: 'development', issuer: DEV_IDP_ISSUER, audience: DEV_IDP_AUDIENCE, keyDirectory, algorithms: ['RS256'] },

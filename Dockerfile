@@ -1,0 +1,31 @@
+# The function app's image: the official Azure Functions Node 22 base (Functions host 4), with the
+# compiled app under /home/site/wwwroot. Built by `azd deploy` (remotely, in the registry) from the
+# repository root; `docker build .` works the same way locally.
+
+# --- build: compile TypeScript, then keep only the production dependencies ---
+FROM mcr.microsoft.com/azure-functions/node:4-node22 AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# Optional dependencies are left out: the only one is the Functions Core Tools CLI for local
+# development, whose install downloads a large binary the image never uses.
+RUN npm ci --omit=optional --no-audit --no-fund
+COPY tsconfig.json host.json ./
+COPY functions ./functions
+COPY shared ./shared
+COPY devhost ./devhost
+COPY scripts ./scripts
+COPY bench ./bench
+RUN npm run build && npm prune --omit=dev --omit=optional --no-audit --no-fund
+
+# --- runtime ---
+FROM mcr.microsoft.com/azure-functions/node:4-node22
+ENV AzureWebJobsScriptRoot=/home/site/wwwroot \
+    AzureFunctionsJobHost__Logging__Console__IsEnabled=true \
+    FUNCTIONS_WORKER_RUNTIME=node \
+    NODE_ENV=production
+WORKDIR /home/site/wwwroot
+COPY --from=build /src/package.json /src/host.json ./
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+# The Functions host listens on port 80; /api/health and /api/ready are the probes (infra/modules/function-app.bicep).
+EXPOSE 80

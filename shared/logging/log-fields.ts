@@ -1,0 +1,20 @@
+/**
+ * Log-line fields beyond the log-line schema (`log-line.schema.json`) that operators' queries read:
+ * the alert rules, the workbook and the runbooks under `infra/` and `docs/runbooks/`. Each one is
+ * written by a logging call in `shared/` or `functions/` (test/infra checks that call exists), and a
+ * query may read no other field, so renaming a field in code breaks a test instead of an alert.
+ */
+export const OPERATIONAL_LOG_FIELDS = [
+  /** `dependency unavailable` (readiness): which dependency failed, `database` or `queue`. */
+  'dependency',
+  /** Identity-provider JWKS failures: the provider's HTTP status or a failure label. */
+  'providerStatus',
+  /** Identity-provider JWKS failures: whether keys fetched earlier keep sign-in working. */
+  'staleKeysAvailable',
+  /** `sign-in failed` and `session expired`: why. */
+  'reason',
+  /** Sign-in, sign-out and session lines: `adult` or `child`. */
+  'accountType',
+] as const;
+
+export type OperationalLogField = (typeof OPERATIONAL_LOG_FIELDS)[number];

@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module';
+
+/**
+ * The offline Kusto language service (`@kusto/language-service-next`, a Bridge.NET build of
+ * Kusto.Language): its scripts define the globals `Bridge` and `Kusto` when loaded, so it is loaded
+ * once per process and analyses queries against a schema of the tables and functions they read.
+ */
+
+/** The few parts of the Kusto.Language API used here (its own .d.ts is 1.7 MB of globals). */
+interface BridgeList<T> {
+  Count: number;
+  getItem(index: number): T;
+}
+interface KustoDiagnostic {
+  Severity: string;
+  Message: string;
+  Start: number;
+}
+interface KustoLanguage {
+  GlobalState: { Default: { WithDatabase(database: unknown): unknown } };
+  KustoCode: { ParseAndAnalyze(text: string, globals: unknown): { GetDiagnostics(): BridgeList<KustoDiagnostic> } };
+  Symbols: {
+    TableSymbol: { $ctor7: new (name: string, schema: string, description: string | null) => unknown };
+    DatabaseSymbol: { ctor: new (name: string, members: unknown[]) => unknown };
+    FunctionSymbol: { $ctor16: new (name: string, parameters: string, body: string, description: string | null) => unknown };
+  };
+}
+
+let language: KustoLanguage | undefined;
+
+function loadLanguage(): KustoLanguage {
+  if (!language) {
+    const require = createRequire(__filename);
+    require('@kusto/language-service-next/bridge.min.js');
+    require('@kusto/language-service-next/Kusto.Language.Bridge.min.js');
+    language = (globalThis as unknown as { Kusto: { Language: KustoLanguage } }).Kusto.Language;
+  }
+  return language;
+}
+
+export interface KustoSchema {
+  /** Table name → `(Column:type, ...)`. */
+  tables: Record<string, string>;
+  /** Function name → body (functions without parameters, as workspace saved functions are). */
+  functions: Map<string, string>;
+}
+
+export interface KustoAnalyzer {
+  /** Errors (and warnings) of a query analysed against the schema; empty when it is clean. */
+  diagnose(query: string): string[];
+}
+
+/** Builds an analyser for one workspace schema. The first call costs about 2 s (the service warms up). */
+export function createKustoAnalyzer(schema: KustoSchema): KustoAnalyzer {
+  const kusto = loadLanguage();
+  const { TableSymbol, DatabaseSymbol, FunctionSymbol } = kusto.Symbols;
+  const members = [
+    ...Object.entries(schema.tables).map(([name, columns]) => new TableSymbol.$ctor7(name, columns, null)),
+    ...[...schema.functions].map(([name, body]) => new FunctionSymbol.$ctor16(name, '()', `{\n${body}\n}`, null)),
+  ];
+  const globals = kusto.GlobalState.Default.WithDatabase(new DatabaseSymbol.ctor('workspace', members));
+  return {
+    diagnose(query) {
+      const diagnostics = kusto.KustoCode.ParseAndAnalyze(query, globals).GetDiagnostics();
+      const found: string[] = [];
+      for (let index = 0; index < diagnostics.Count; index += 1) {
+        const diagnostic = diagnostics.getItem(index);
+        if (diagnostic.Severity === 'Error' || diagnostic.Severity === 'Warning') {
+          found.push(`${diagnostic.Severity} at ${diagnostic.Start}: ${diagnostic.Message} (near "${query.slice(diagnostic.Start, diagnostic.Start + 30)}")`);
+        }
+      }
+      return found;
+    },
+  };
+}
