@@ -82,6 +82,7 @@ const envSchema = z.object({
   PORT: port,
   QUEUE_DEPTH_SCHEDULE: z.preprocess(emptyToUndefined, z.string().default('0 */5 * * * *')),
   SESSION_SWEEP_SCHEDULE: z.preprocess(emptyToUndefined, z.string().default('0 17 * * * *')),
+  PUSH_RECEIPTS_SCHEDULE: z.preprocess(emptyToUndefined, z.string().default('0 */15 * * * *')),
   FANOUT_BATCH_SIZE: z.preprocess(emptyToUndefined, z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(5000).default(500)),
   SMS_MONTHLY_CAP_USD: z.preprocess(emptyToUndefined, z.coerce.number({ message: 'must be a number' }).min(0).default(30)),
   SMS_UNIT_COST_USD: z.preprocess(emptyToUndefined, z.coerce.number({ message: 'must be a number' }).min(0).default(0.0075)),
@@ -131,6 +132,8 @@ export interface Config {
     queueDepth: string;
     /** NCRONTAB of the sweep that records sessions that expired unseen. */
     sessionSweep: string;
+    /** NCRONTAB of the check of Expo push receipts (stale device tokens show up there). */
+    pushReceipts: string;
   };
   notifications: {
     /** Recipients per fan-out batch message, so scaled-out instances share a large audience. */
@@ -244,7 +247,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     bootstrapAdminSubjects: e.BOOTSTRAP_ADMIN_SUBJECTS,
     trustProxyHops: e.TRUST_PROXY_HOPS,
     port: e.PORT,
-    schedules: { queueDepth: e.QUEUE_DEPTH_SCHEDULE, sessionSweep: e.SESSION_SWEEP_SCHEDULE },
+    schedules: {
+      queueDepth: e.QUEUE_DEPTH_SCHEDULE,
+      sessionSweep: e.SESSION_SWEEP_SCHEDULE,
+      pushReceipts: e.PUSH_RECEIPTS_SCHEDULE,
+    },
     notifications: {
       batchSize: e.FANOUT_BATCH_SIZE,
       smsMonthlyCapUsd: e.SMS_MONTHLY_CAP_USD,

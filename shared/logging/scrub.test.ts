@@ -14,10 +14,11 @@ describe('scrubSecrets', () => {
     ['an international phone number', 'call +1 (555) 123-4567 now'],
     ['an E.164 phone number', 'sms to +447911123456'],
     ['a national phone number', 'call 555.123.4567'],
+    ['an Expo push token', 'device ExponentPushToken[xxxxAAAAbbbb555] gone'],
   ])('replaces %s', (_name, text) => {
     const scrubbed = scrubSecrets(text);
     expect(scrubbed).toContain(REDACTION_MARKER);
-    expect(scrubbed).not.toMatch(/eyJhbGci|abc\.DEF|argon2id\$v|parent\.one|555|7911123456/);
+    expect(scrubbed).not.toMatch(/eyJhbGci|abc\.DEF|argon2id\$v|parent\.one|555|7911123456|PushToken/);
   });
 
   it('keeps the key of a connection-string secret and hides its value', () => {

@@ -12,6 +12,8 @@ const PATTERNS: readonly RegExp[] = [
   /\bBearer\s+[A-Za-z0-9\-._~+/]+=*/gi,
   // JWT / JWS compact form: a base64url JSON header ("eyJ") and at least one more segment.
   /\beyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*){0,4}/g,
+  // Expo push tokens (device addresses).
+  /\b(?:Exponent|Expo)PushToken\[[^\]"\s]*\]/g,
   // Argon2 PHC strings.
   /\$argon2(?:id|i|d)\$[A-Za-z0-9$=,+/.]+/g,
   // E-mail addresses.

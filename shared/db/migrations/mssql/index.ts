@@ -2,10 +2,16 @@ import type { MigrationDefinition } from '../../migration';
 import * as auditLog from './0001-audit-log';
 import * as usersSessionsChildren from './0002-users-sessions-children';
 import * as signInThrottle from './0003-sign-in-throttle';
+import * as announcements from './0004-announcements';
+import * as notifications from './0005-notifications';
+import * as notificationOutbox from './0006-notification-outbox';
 
 /** SQL Server's migrations, in order; names match `../sqlite/index.ts` one for one. */
 export const mssqlMigrations: readonly MigrationDefinition[] = [
   { name: '0001-audit-log', up: auditLog.up },
   { name: '0002-users-sessions-children', up: usersSessionsChildren.up, down: usersSessionsChildren.down },
   { name: '0003-sign-in-throttle', up: signInThrottle.up, down: signInThrottle.down },
+  { name: '0004-announcements', up: announcements.up, down: announcements.down },
+  { name: '0005-notifications', up: notifications.up, down: notifications.down },
+  { name: '0006-notification-outbox', up: notificationOutbox.up, down: notificationOutbox.down },
 ];

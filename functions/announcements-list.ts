@@ -1,0 +1,36 @@
+import { app } from '@azure/functions';
+import { announcementDepsOf } from '../shared/announcements/announcement-deps';
+import { ANNOUNCEMENT_STATUSES } from '../shared/announcements/announcement';
+import { statusFilter } from '../shared/announcements/announcement-request-schemas';
+import { toAnnouncementView } from '../shared/announcements/announcement-view';
+import { listVisibleAnnouncements } from '../shared/announcements/read-announcements';
+import { requireSession } from '../shared/auth/require-session';
+import { appServices } from '../shared/composition-root';
+import { problem } from '../shared/errors/problem';
+import { encodeCursor, readPage } from '../shared/http/read-page';
+
+/** GET /api/v1/announcements?status=&limit=&cursor=: the announcements the caller may see, newest first. */
+const route = 'v1/announcements';
+const services = appServices();
+const deps = announcementDepsOf(services);
+
+export const listAnnouncementsEndpoint = services.endpoint({ route }, async (scope) => {
+  const auth = await requireSession(scope, services.auth);
+  if (!auth.ok) return auth.problem;
+  const status = statusFilter.safeParse(scope.request.query.get('status') ?? undefined);
+  if (!status.success) return problem('invalid_request', { detail: `status: one of ${ANNOUNCEMENT_STATUSES.join(', ')}.` });
+  const page = readPage(scope.request);
+  if (!page.ok) return page.problem;
+  const result = await listVisibleAnnouncements(
+    auth.user,
+    { ...page.value, ...(status.data === undefined ? {} : { status: status.data }) },
+    deps,
+  );
+  if (!result.ok) return result.problem;
+  return {
+    status: 200,
+    jsonBody: { items: result.items.map(toAnnouncementView), nextCursor: result.next ? encodeCursor(result.next) : null },
+  };
+});
+
+app.http('announcements-list', { route, methods: ['GET'], authLevel: 'anonymous', handler: listAnnouncementsEndpoint });

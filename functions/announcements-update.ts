@@ -1,0 +1,25 @@
+import { app } from '@azure/functions';
+import { announcementDepsOf } from '../shared/announcements/announcement-deps';
+import { announcementIdParam, updateAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
+import { toAnnouncementView } from '../shared/announcements/announcement-view';
+import { updateAnnouncement } from '../shared/announcements/write-announcement';
+import { requireSession } from '../shared/auth/require-session';
+import { appServices } from '../shared/composition-root';
+import { problem } from '../shared/errors/problem';
+
+/** PATCH /api/v1/announcements/{id} (its author): title, body and/or channels of a draft or rejected announcement. */
+const route = 'v1/announcements/{id}';
+const services = appServices();
+const deps = announcementDepsOf(services);
+
+export const editAnnouncement = services.endpoint({ route, body: updateAnnouncementBody }, async (scope) => {
+  const auth = await requireSession(scope, services.auth);
+  if (!auth.ok) return auth.problem;
+  const id = announcementIdParam.safeParse(scope.request.params.id);
+  if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
+  const result = await updateAnnouncement(auth.user, id.data, scope.body, deps);
+  if (!result.ok) return result.problem;
+  return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
+});
+
+app.http('announcements-update', { route, methods: ['PATCH'], authLevel: 'anonymous', handler: editAnnouncement });

@@ -1,0 +1,32 @@
+import { app } from '@azure/functions';
+import { requireSession } from '../shared/auth/require-session';
+import { appServices } from '../shared/composition-root';
+import { preferencesPatchBody } from '../shared/notifications/notification-preferences';
+import { changePreferences, getPreferences } from '../shared/notifications/notification-settings';
+
+/**
+ * GET /api/v1/me/notification-preferences (authenticated): `{ push, sms, email }`.
+ * PATCH with any of the three booleans: the preferences after the change, 200.
+ */
+const route = 'v1/me/notification-preferences';
+const services = appServices();
+
+export const readNotificationPreferences = services.endpoint({ route }, async (scope) => {
+  const auth = await requireSession(scope, services.auth);
+  if (!auth.ok) return auth.problem;
+  return { status: 200, jsonBody: await getPreferences(auth.user, services.auth) };
+});
+
+export const patchNotificationPreferences = services.endpoint({ route, body: preferencesPatchBody }, async (scope) => {
+  const auth = await requireSession(scope, services.auth);
+  if (!auth.ok) return auth.problem;
+  return { status: 200, jsonBody: await changePreferences(auth.user, scope.body, services.auth) };
+});
+
+app.http('me-notification-preferences-get', { route, methods: ['GET'], authLevel: 'anonymous', handler: readNotificationPreferences });
+app.http('me-notification-preferences-patch', {
+  route,
+  methods: ['PATCH'],
+  authLevel: 'anonymous',
+  handler: patchNotificationPreferences,
+});

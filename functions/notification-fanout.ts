@@ -1,0 +1,20 @@
+import { app } from '@azure/functions';
+import { backgroundHandler } from '../shared/background/background-handler';
+import { FANOUT_QUEUE_NAME } from '../shared/notifications/fanout-message';
+import { appFanoutDeps } from '../shared/notifications/fanout-services';
+import { handleFanoutMessage } from '../shared/notifications/handle-fanout-message';
+
+/**
+ * The notification fan-out (contract section 10) on the `notification-fanout` queue: the first
+ * message of a published announcement splits the audience into batch messages; each batch message
+ * delivers by push, SMS and e-mail. A failure is thrown after its error line, so the queue
+ * redelivers the message and moves it to `notification-fanout-poison` after `maxDequeueCount` (5).
+ */
+const deps = appFanoutDeps();
+if (deps.providerKinds) deps.logger.info({ providers: deps.providerKinds }, 'notification providers selected');
+
+export const notificationFanout = backgroundHandler<unknown>('notification-fanout', deps, async (message) => {
+  await handleFanoutMessage(message, deps);
+});
+
+app.storageQueue('notification-fanout', { queueName: FANOUT_QUEUE_NAME, connection: 'AzureWebJobsStorage', handler: notificationFanout });

@@ -1,0 +1,62 @@
+import { InvocationContext } from '@azure/functions';
+import { describe, expect, it } from 'vitest';
+import { LogSink } from '../../test/helpers/log-sink';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable';
+import { currentLogContext } from '../logging/log-context';
+import { createLogger } from '../logging/logger';
+import { createInMemoryTelemetry } from '../telemetry/in-memory';
+import { backgroundHandler } from './background-handler';
+
+function setup() {
+  const sink = new LogSink();
+  const logger = createLogger({ service: 'api', level: 'info', destination: sink });
+  const telemetry = createInMemoryTelemetry();
+  return { sink, deps: { logger, telemetry }, telemetry };
+}
+
+const context = (traceParent?: string) =>
+  new InvocationContext({
+    invocationId: '6a1b3c5d-0000-4000-8000-00000000000a',
+    functionName: 'work',
+    ...(traceParent ? { traceContext: { traceParent, traceState: '', attributes: {} } } : {}),
+  });
+
+describe('backgroundHandler', () => {
+  it('runs the work in a log context with the invocation’s trace id and no user', async () => {
+    const { sink, deps } = setup();
+    const seen: unknown[] = [];
+    await backgroundHandler<string>('work', deps, async (trigger) => {
+      seen.push(trigger, { ...currentLogContext() });
+      deps.logger.info('inside');
+    })('payload', context('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'));
+    expect(seen).toEqual(['payload', { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', userId: null }]);
+    expect(sink.withMessage('inside')[0]).toMatchObject({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', userId: null });
+  });
+
+  it('makes a new trace id when the invocation has none', async () => {
+    const { deps } = setup();
+    let traceId = '';
+    await backgroundHandler('work', deps, async () => {
+      traceId = currentLogContext().traceId;
+    })(undefined, context());
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('logs an unreachable dependency as service_unavailable, tracks it and rethrows the same error', async () => {
+    const { sink, deps, telemetry } = setup();
+    const failure = new DependencyUnavailableError('queue', { cause: new Error('ECONNREFUSED') });
+    await expect(
+      backgroundHandler('work', deps, async () => {
+        throw failure;
+      })(undefined, context()),
+    ).rejects.toBe(failure);
+    expect(sink.withMessage('background function failed')[0]).toMatchObject({
+      level: 'error',
+      errorCode: 'service_unavailable',
+      functionName: 'work',
+      invocationId: '6a1b3c5d-0000-4000-8000-00000000000a',
+      stack: expect.stringContaining('ECONNREFUSED'),
+    });
+    expect(telemetry.itemsOf('exception')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,53 @@
+import type { InvocationContext } from '@azure/functions';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable';
+import { resolveTraceId } from '../http/trace-context';
+import { runWithLogContext } from '../logging/log-context';
+import { errorFields, type Logger } from '../logging/logger';
+import type { Telemetry } from '../telemetry/telemetry';
+
+export interface BackgroundDeps {
+  logger: Logger;
+  telemetry: Telemetry;
+}
+
+/**
+ * Wraps the handler of a timer or queue function. Every line it writes carries the invocation's
+ * trace id (`userId: null`: no one is signed in). A failure becomes one error line with
+ * `errorCode` and the stack, and an exception in telemetry; then it is thrown again, so the host
+ * does what it does with failures: a queue message is retried and finally poisoned, a timer runs
+ * again on its next occurrence.
+ * @param functionName the registered function name, on the error line.
+ */
+export function backgroundHandler<TTrigger>(
+  functionName: string,
+  deps: BackgroundDeps,
+  work: (trigger: TTrigger, context: InvocationContext) => Promise<void>,
+): (trigger: TTrigger, context: InvocationContext) => Promise<void> {
+  return (trigger, context) => {
+    const traceId = resolveTraceId(null, context.traceContext?.traceParent);
+    return runWithLogContext({ traceId, userId: null }, async () => {
+      try {
+        await work(trigger, context);
+      } catch (error) {
+        const errorCode = errorCodeOf(error);
+        deps.logger.error(
+          { functionName, invocationId: context.invocationId, errorCode, ...errorFields(error) },
+          'background function failed',
+        );
+        deps.telemetry.trackException(error, { errorCode, functionName });
+        throw error;
+      }
+    });
+  };
+}
+
+/**
+ * The `errorCode` of a failed background run: an error's own code when it carries one (a short
+ * snake_case label such as `FanoutError`'s), `service_unavailable` for an unreachable dependency,
+ * else `internal_error`.
+ */
+function errorCodeOf(error: unknown): string {
+  if (error instanceof DependencyUnavailableError) return 'service_unavailable';
+  const own = typeof error === 'object' && error !== null ? (error as { errorCode?: unknown }).errorCode : undefined;
+  return typeof own === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(own) ? own : 'internal_error';
+}

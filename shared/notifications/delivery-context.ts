@@ -1,0 +1,93 @@
+import type { ConcurrencyLimit } from '../auth/child/concurrency-limit';
+import type { Database } from '../db/database';
+import { claimDeliveries, releaseDelivery, type DeliveryKey, type DeliveryResult } from './delivery-ledger';
+import { DELIVERY_LEASE_MS, type FanoutDeps } from './fanout-deps';
+import type { Channel } from './providers/delivery';
+
+/** The announcement text a batch delivers; never logged. */
+export interface AnnouncementContent {
+  id: string;
+  title: string;
+  body: string;
+}
+
+/** Outcome counts of one batch, per channel and result ('pending' = still owed after this invocation). */
+export type BatchTally = Record<Channel, Partial<Record<DeliveryResult | 'pending' | 'busy', number>>>;
+
+/**
+ * What one batch invocation shares while it delivers: the database, the limiter of provider
+ * requests, the tally, and the ledger rows it has claimed but not finished, which it gives back if
+ * the invocation fails halfway, so the redelivered message can claim them at once.
+ */
+export class DeliveryContext {
+  readonly tally: BatchTally = { push: {}, sms: {}, email: {} };
+  private readonly open = new Map<string, DeliveryKey>();
+
+  constructor(
+    readonly deps: FanoutDeps,
+    readonly db: Database,
+    readonly limit: ConcurrencyLimit,
+    readonly announcement: AnnouncementContent,
+  ) {}
+
+  now(): Date {
+    return this.deps.clock.now();
+  }
+
+  key(userId: string, channel: Channel): DeliveryKey {
+    return { announcementId: this.announcement.id, userId, channel };
+  }
+
+  /**
+   * Claims the ledger rows of `keys` in one transaction; rows already final or held elsewhere are
+   * counted and left out.
+   * @returns the keys this invocation now holds, to send.
+   */
+  async claimAll(keys: readonly DeliveryKey[]): Promise<DeliveryKey[]> {
+    const now = this.now();
+    const claims = await claimDeliveries(this.db, keys, now.toISOString(), new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString());
+    const held: DeliveryKey[] = [];
+    keys.forEach((key, index) => {
+      const claim = claims[index];
+      if (claim === 'claimed') {
+        this.open.set(idOf(key), key);
+        held.push(key);
+      } else if (claim === 'busy') {
+        this.count(key.channel, 'busy');
+      }
+    });
+    return held;
+  }
+
+  /** The row got its final result (already written by the caller). */
+  settled(key: DeliveryKey, result: DeliveryResult): void {
+    this.open.delete(idOf(key));
+    this.count(key.channel, result);
+  }
+
+  /** The row stays owed: give it back now for the redelivered message. */
+  async release(key: DeliveryKey, providerCode?: string): Promise<void> {
+    await releaseDelivery(this.db, key, this.now().toISOString(), providerCode);
+    this.open.delete(idOf(key));
+    this.count(key.channel, 'pending');
+  }
+
+  /** Gives back every row still claimed (the invocation is failing); best effort. */
+  async releaseAll(): Promise<void> {
+    for (const key of [...this.open.values()]) await this.release(key).catch(() => undefined);
+  }
+
+  /** True when something is still owed: the message must be delivered again. */
+  get incomplete(): boolean {
+    return Object.values(this.tally).some((counts) => (counts.pending ?? 0) + (counts.busy ?? 0) > 0);
+  }
+
+  private count(channel: Channel, result: DeliveryResult | 'pending' | 'busy'): void {
+    const counts = this.tally[channel];
+    counts[result] = (counts[result] ?? 0) + 1;
+  }
+}
+
+function idOf(key: DeliveryKey): string {
+  return `${key.userId}/${key.channel}`;
+}

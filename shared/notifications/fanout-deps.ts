@@ -1,0 +1,36 @@
+import type { Database } from '../db/database';
+import type { Logger } from '../logging/logger';
+import type { Clock } from '../ports/clock';
+import type { Telemetry } from '../telemetry/telemetry';
+import type { FanoutQueue } from './fanout-queue';
+import type { DeliveryProviders } from './providers/delivery';
+import type { RetryPolicy, Sleep } from './retry-transient';
+import type { SmsSpendSettings } from './sms-spend-guard';
+
+/** The ports and settings of the fan-out use case; the function file builds them from `AppServices`. */
+export interface FanoutDeps {
+  database: { get(): Promise<Database> };
+  providers: DeliveryProviders;
+  /** Where the first message puts the batch messages. */
+  queue: FanoutQueue;
+  logger: Logger;
+  telemetry: Telemetry;
+  clock: Clock;
+  /** Recipients per batch message (`FANOUT_BATCH_SIZE`). */
+  batchSize: number;
+  sms: SmsSpendSettings;
+  /** Transient provider errors: tries and backoff inside one invocation. */
+  retry: RetryPolicy;
+  sleep: Sleep;
+  /** Provider requests in flight at once per invocation. */
+  concurrency: number;
+}
+
+/** Provider requests one invocation keeps in flight by default. */
+export const DEFAULT_DELIVERY_CONCURRENCY = 16;
+
+/**
+ * How long a claimed ledger row stays reserved for the invocation sending it: the function timeout
+ * (host.json `functionTimeout`), after which the host has given up on that invocation anyway.
+ */
+export const DELIVERY_LEASE_MS = 5 * 60 * 1000;

@@ -1,0 +1,41 @@
+import { findAnnouncementById } from '../announcements/announcement-store';
+import { deliverBatch, type BatchResult } from './deliver-batch';
+import type { FanoutDeps } from './fanout-deps';
+import { FanoutError } from './fanout-error';
+import { fanoutMessageSchema } from './fanout-message';
+import { splitAudience, type SplitResult } from './split-audience';
+
+export type FanoutResult = ({ kind: 'split' } & SplitResult) | ({ kind: 'batch' } & BatchResult);
+
+/**
+ * Handles one message of the `notification-fanout` queue (contract section 10): the first message
+ * of a published announcement splits its audience into batch messages; a batch message delivers
+ * to its recipients. Everything that cannot be handled now throws `FanoutError`, so the queue
+ * redelivers the message and, after `maxDequeueCount` tries, moves it to the poison queue: a
+ * malformed message, an announcement that is missing or not published, deliveries still owed.
+ * @param input the queue trigger's argument: the decoded message (parsed JSON when it parses).
+ */
+export async function handleFanoutMessage(input: unknown, deps: FanoutDeps): Promise<FanoutResult> {
+  const parsed = fanoutMessageSchema.safeParse(typeof input === 'string' ? parseJson(input) : input);
+  if (!parsed.success) {
+    throw new FanoutError('invalid_fanout_message', 'The queue message is not a fan-out message ({ announcementId, batch? }).');
+  }
+  const { announcementId, batch } = parsed.data;
+  const announcement = await findAnnouncementById(await deps.database.get(), announcementId);
+  if (!announcement) throw new FanoutError('announcement_not_found', 'No announcement has the message\'s id.');
+  if (announcement.status !== 'published') {
+    throw new FanoutError('announcement_not_published', 'Only a published announcement is fanned out.');
+  }
+  if (!batch) return { kind: 'split', ...(await splitAudience(deps, announcementId, announcement.channels)) };
+  const content = { id: announcement.id, title: announcement.title, body: announcement.body };
+  return { kind: 'batch', ...(await deliverBatch(deps, content, announcement.channels, batch)) };
+}
+
+/** The trigger hands over text that is not JSON as a string; it may still be JSON of another shape. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

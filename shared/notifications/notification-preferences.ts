@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { SqlExecutor, SqlValue } from '../db/database';
+import { UniqueViolationError } from '../db/database-errors';
+
+/**
+ * A user's channel choices (contract section 10). The default is every channel on: the contract
+ * speaks of an SMS *opt-out*, and the addresses come from claims the identity provider verified.
+ * `sms: false` is the user's own SMS opt-out; the fan-out checks it (and the provider's STOP list)
+ * before every SMS and records the recipient as `opted_out`.
+ */
+export interface NotificationPreferences {
+  push: boolean;
+  sms: boolean;
+  email: boolean;
+}
+
+export const DEFAULT_PREFERENCES: Readonly<NotificationPreferences> = Object.freeze({ push: true, sms: true, email: true });
+
+/** PATCH body: any of the three, at least one, nothing else. */
+export const preferencesPatchBody = z
+  .strictObject({ push: z.boolean().optional(), sms: z.boolean().optional(), email: z.boolean().optional() })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'nothing to change' });
+
+export type PreferencesPatch = z.infer<typeof preferencesPatchBody>;
+
+interface PreferencesRow {
+  push: SqlValue;
+  sms: SqlValue;
+  email: SqlValue;
+}
+
+/** The user's preferences; the defaults when they never changed any. */
+export async function readPreferences(db: SqlExecutor, userId: string): Promise<NotificationPreferences> {
+  const [row] = await db.query<PreferencesRow>('SELECT push, sms, email FROM NotificationPreferences WHERE userId = @userId', {
+    userId,
+  });
+  return row ? { push: isOn(row.push), sms: isOn(row.sms), email: isOn(row.email) } : { ...DEFAULT_PREFERENCES };
+}
+
+/**
+ * Applies `patch` to the stored preferences (creating the row on the first change) and returns the
+ * result. Runs in the caller's transaction: read, merge and write are one unit, and a racing first
+ * insert by another request turns into an update.
+ */
+export async function updatePreferences(
+  tx: SqlExecutor,
+  userId: string,
+  patch: PreferencesPatch,
+  now: string,
+): Promise<NotificationPreferences> {
+  const current = await readPreferences(tx, userId);
+  const next: NotificationPreferences = {
+    push: patch.push ?? current.push,
+    sms: patch.sms ?? current.sms,
+    email: patch.email ?? current.email,
+  };
+  const values = { userId, push: next.push, sms: next.sms, email: next.email, now };
+  const update = () =>
+    tx.execute(
+      'UPDATE NotificationPreferences SET push = @push, sms = @sms, email = @email, updatedAt = @now WHERE userId = @userId',
+      values,
+    );
+  if ((await update()) === 0) {
+    try {
+      await tx.execute(
+        'INSERT INTO NotificationPreferences (userId, push, sms, email, updatedAt) VALUES (@userId, @push, @sms, @email, @now)',
+        values,
+      );
+    } catch (error) {
+      // Another request created the row between our update and insert: ours is the later write.
+      if (!(error instanceof UniqueViolationError)) throw error;
+      await update();
+    }
+  }
+  return next;
+}
+
+/** A stored flag: 1/0 on both engines (bit is normalised to 1/0 by the SQL Server adapter). */
+export function isOn(value: SqlValue): boolean {
+  return value === 1 || value === true || value === '1';
+}

@@ -1,0 +1,47 @@
+import type { DatabaseProvider } from '../db/lazy-database';
+import type { Logger } from '../logging/logger';
+import type { Clock } from '../ports/clock';
+import type { User } from '../users/user';
+import { readPreferences, updatePreferences, type NotificationPreferences, type PreferencesPatch } from './notification-preferences';
+import { countPushTokens, registerPushToken, removePushToken } from './push-tokens';
+
+/**
+ * The caller's notification settings (contract section 10): devices for push and channel
+ * preferences. Adults and children alike: a child's device may receive push, and the fan-out
+ * sends to it only while the parent keeps the `announcements` section open. Log lines carry
+ * counts and choices, never the token.
+ */
+export interface NotificationSettingsDeps {
+  database: DatabaseProvider;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** PUT /api/v1/me/push-tokens: registers the device for the caller (moving it from anyone else). */
+export async function registerDevice(user: User, token: string, deps: NotificationSettingsDeps): Promise<void> {
+  const db = await deps.database.get();
+  const now = deps.clock.now().toISOString();
+  await db.transaction((tx) => registerPushToken(tx, user.id, token, now));
+  deps.logger.info({ devices: await countPushTokens(db, user.id) }, 'push token registered');
+}
+
+/** DELETE /api/v1/me/push-tokens: removes the caller's device; unknown tokens are fine (idempotent). */
+export async function unregisterDevice(user: User, token: string, deps: NotificationSettingsDeps): Promise<void> {
+  const db = await deps.database.get();
+  const removed = await removePushToken(db, user.id, token);
+  deps.logger.info({ removed }, 'push token unregistered');
+}
+
+/** GET /api/v1/me/notification-preferences. */
+export async function getPreferences(user: User, deps: NotificationSettingsDeps): Promise<NotificationPreferences> {
+  return readPreferences(await deps.database.get(), user.id);
+}
+
+/** PATCH /api/v1/me/notification-preferences: the changed preferences, all three in the answer. */
+export async function changePreferences(user: User, patch: PreferencesPatch, deps: NotificationSettingsDeps): Promise<NotificationPreferences> {
+  const db = await deps.database.get();
+  const now = deps.clock.now().toISOString();
+  const preferences = await db.transaction((tx) => updatePreferences(tx, user.id, patch, now));
+  deps.logger.info({ ...preferences }, 'notification preferences changed');
+  return preferences;
+}

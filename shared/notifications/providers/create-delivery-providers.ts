@@ -1,0 +1,94 @@
+import type { Config } from '../../config';
+import type { DatabaseProvider } from '../../db/lazy-database';
+import type { Logger } from '../../logging/logger';
+import type { Clock } from '../../ports/clock';
+import type { Random } from '../../ports/random';
+import { createAcsEmailProvider, type AcsEmailPolling } from './acs-email-provider';
+import { createAcsSmsProvider } from './acs-sms-provider';
+import type { Channel, DeliveryProviders } from './delivery';
+import { createExpoPushProvider } from './expo-push-provider';
+import { createOutboxProviders } from './outbox-provider';
+import type { Fetch } from './provider-http';
+
+/**
+ * Chooses each channel's provider from `config.notifications`:
+ * - SMS: ACS when `ACS_CONNECTION_STRING` and `ACS_SMS_FROM` are set; e-mail: ACS when
+ *   `ACS_CONNECTION_STRING` and `ACS_EMAIL_SENDER` are set; otherwise, outside production, the
+ *   outbox (production configuration requires all three, so it never gets there).
+ * - Push: Expo, except outside production when the outbox is in use (no ACS settings) and
+ *   `EXPO_PUSH_URL` still names Expo's public service: a developer machine without provider
+ *   settings should not reach out to Expo, while a local fake Expo server (tests, benchmark) is
+ *   used whenever `EXPO_PUSH_URL` points at it.
+ */
+
+/** The Expo push service, `EXPO_PUSH_URL`'s default in `loadConfig`. */
+export const DEFAULT_EXPO_PUSH_URL = 'https://exp.host/--/api/v2/push';
+
+export type ProviderKind = 'expo' | 'acs' | 'outbox';
+
+export interface BuiltDeliveryProviders extends DeliveryProviders {
+  /** Which provider serves each channel: for the start-up log line and the README's "see it locally". */
+  kinds: Record<Channel, ProviderKind>;
+}
+
+export interface CreateDeliveryProvidersOptions {
+  config: Pick<Config, 'appEnv' | 'notifications'>;
+  /** The outbox's table lives here. */
+  database: Pick<DatabaseProvider, 'get'>;
+  logger: Logger;
+  clock: Clock;
+  random: Random;
+  /** Tests point the adapters at local fake servers through their own `fetch`. */
+  fetch?: Fetch;
+  requestTimeoutMs?: number;
+  emailPolling?: Partial<AcsEmailPolling>;
+}
+
+/**
+ * Builds the push, SMS and e-mail providers. Throws for settings no provider can run with (a
+ * malformed ACS connection string, a channel without provider in production).
+ */
+export function createDeliveryProviders(options: CreateDeliveryProvidersOptions): BuiltDeliveryProviders {
+  const { appEnv, notifications } = options.config;
+  const production = appEnv === 'production';
+  const shared = {
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    clock: options.clock,
+  };
+  const outbox = (channel: Channel) => {
+    if (production) throw new Error(`no ${channel} provider is configured, and the outbox is for development only`);
+    return createOutboxProviders(options);
+  };
+
+  const pushToOutbox = !production && notifications.useOutbox && notifications.expoPushUrl === DEFAULT_EXPO_PUSH_URL;
+  const push = pushToOutbox
+    ? outbox('push').push
+    : createExpoPushProvider({ baseUrl: notifications.expoPushUrl, accessToken: notifications.expoAccessToken, ...shared });
+
+  const { acsConnectionString, acsSmsFrom, acsEmailSender } = notifications;
+  const sms =
+    acsConnectionString && acsSmsFrom
+      ? createAcsSmsProvider({ connectionString: acsConnectionString, from: acsSmsFrom, ...shared })
+      : outbox('sms').sms;
+  const email =
+    acsConnectionString && acsEmailSender
+      ? createAcsEmailProvider({
+          connectionString: acsConnectionString,
+          senderAddress: acsEmailSender,
+          ...shared,
+          ...(options.emailPolling ? { polling: options.emailPolling } : {}),
+        })
+      : outbox('email').email;
+
+  return {
+    push,
+    sms,
+    email,
+    kinds: {
+      push: pushToOutbox ? 'outbox' : 'expo',
+      sms: acsConnectionString && acsSmsFrom ? 'acs' : 'outbox',
+      email: acsConnectionString && acsEmailSender ? 'acs' : 'outbox',
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The ports of the three delivery channels. Adapters speak each provider's real HTTP API (Expo
+ * push, Azure Communication Services SMS and e-mail); the outbox adapter records deliveries in the
+ * database for development. Addresses, tokens and texts pass through here and nowhere else: they
+ * are never logged, audited or sent as telemetry.
+ */
+
+export const CHANNELS = ['push', 'sms', 'email'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** The outcome of one delivery attempt to one recipient on one channel (`notification.delivery` result). */
+export type DeliveryOutcome =
+  | { result: 'success'; providerMessageId?: string }
+  /**
+   * `code`: the provider's error code or HTTP status (`http_503`), a short label safe to log.
+   * `transient`: trying again later may succeed (429, 5xx, network); otherwise it never will.
+   * `retryAfterMs`: the provider's `Retry-After`, when it sent one.
+   */
+  | { result: 'provider_error'; code: string; transient: boolean; retryAfterMs?: number }
+  /** The address is dead (e-mail hard bounce): it is marked and never tried again. */
+  | { result: 'hard_bounce'; code: string }
+  /** The device is no longer registered (Expo `DeviceNotRegistered`): the token is removed. */
+  | { result: 'stale_token'; code: string };
+
+export interface PushMessage {
+  /** An Expo push token, `ExponentPushToken[...]`. */
+  to: string;
+  title: string;
+  body: string;
+  data: { announcementId: string };
+}
+
+export interface PushProvider {
+  /** Sends at most 100 messages (Expo's batch limit); one outcome per message, in order. */
+  send(messages: readonly PushMessage[]): Promise<DeliveryOutcome[]>;
+  /**
+   * Reads the receipts of earlier successful sends (their `providerMessageId`s, Expo ticket ids):
+   * a receipt's outcome per id, `stale_token` when the device turned out to be unregistered. Ids
+   * whose receipt is not ready yet are absent; when the whole request fails every id maps to that
+   * `provider_error`. Absent on providers without receipts (the outbox).
+   */
+  checkReceipts?(ticketIds: readonly string[]): Promise<Map<string, DeliveryOutcome>>;
+}
+
+export interface SmsMessage {
+  /** E.164 phone number. */
+  to: string;
+  text: string;
+  /** Which announcement this is, for the development outbox's record and log line; providers ignore it. */
+  announcementId?: string;
+}
+
+export interface SmsProvider {
+  send(message: SmsMessage): Promise<DeliveryOutcome>;
+}
+
+export interface EmailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  /** Which announcement this is, for the development outbox's record and log line; providers ignore it. */
+  announcementId?: string;
+}
+
+export interface EmailProvider {
+  send(message: EmailMessage): Promise<DeliveryOutcome>;
+}
+
+export interface DeliveryProviders {
+  push: PushProvider;
+  sms: SmsProvider;
+  email: EmailProvider;
+}

@@ -1,0 +1,159 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { systemClock, type Clock } from '../../ports/clock';
+import type { DeliveryOutcome, PushMessage, PushProvider } from './delivery';
+import {
+  asRecord,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  httpFailure,
+  parseJson,
+  safeLabel,
+  sendHttpRequest,
+  type Fetch,
+  type ProviderError,
+} from './provider-http';
+
+/**
+ * Push through the Expo push service's HTTP API (`POST {base}/send`, `POST {base}/getReceipts`).
+ *
+ * Mapping (a ticket or a receipt, by `details.error`):
+ * - `status: "ok"` → success, `providerMessageId` = the ticket id (the receipt id);
+ * - `DeviceNotRegistered` → `stale_token` (the app was uninstalled or the token revoked);
+ * - `MessageRateExceeded` → transient `provider_error` (too many messages to one device);
+ * - anything else (`MessageTooBig`, `InvalidCredentials`, `MismatchSenderId`, …) → permanent `provider_error`.
+ * Whole request: 408/429/5xx and network failures → transient for every message of the batch,
+ * other 4xx → permanent (the body's `errors[0].code` when it names one, else `http_<status>`).
+ * A token that is not an Expo push token is `stale_token` (`malformed_token`) without being sent,
+ * so one bad row cannot make Expo refuse the whole batch.
+ */
+
+const gzipAsync = promisify(gzip);
+
+/** Expo's limit of messages per `send` request. */
+export const EXPO_MAX_BATCH = 100;
+/** Receipt ids per `getReceipts` request (the limit Expo's own SDK uses). */
+export const EXPO_RECEIPT_BATCH = 300;
+/** Bodies above this are gzipped, as Expo's SDK does. */
+const COMPRESS_ABOVE_BYTES = 1024;
+
+const EXPO_PUSH_TOKEN = /^Expo(?:nent)?PushToken\[[^\]\s]+\]$/;
+
+export interface ExpoPushProviderOptions {
+  /** The push API base, `config.notifications.expoPushUrl` (e.g. `https://exp.host/--/api/v2/push`). */
+  baseUrl: string;
+  /** `EXPO_ACCESS_TOKEN`, sent as a bearer token when the project has enhanced push security. */
+  accessToken?: string | undefined;
+  fetch?: Fetch;
+  requestTimeoutMs?: number;
+  clock?: Clock;
+}
+
+export interface ExpoPushProvider extends PushProvider {
+  checkReceipts(ticketIds: readonly string[]): Promise<Map<string, DeliveryOutcome>>;
+}
+
+/** True when `token` has the shape of an Expo push token (`ExponentPushToken[…]` or `ExpoPushToken[…]`). */
+export function isExpoPushToken(token: string): boolean {
+  return EXPO_PUSH_TOKEN.test(token);
+}
+
+/**
+ * Creates the Expo push adapter.
+ * @throws RangeError from `send` when given more than 100 messages (a bug of the caller).
+ */
+export function createExpoPushProvider(options: ExpoPushProviderOptions): ExpoPushProvider {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const fetchFn = options.fetch ?? fetch;
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const clock = options.clock ?? systemClock;
+
+  const post = async (path: string, payload: unknown) => {
+    const json = JSON.stringify(payload);
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-encoding': 'gzip, deflate',
+      'content-type': 'application/json',
+    };
+    if (options.accessToken) headers.authorization = `Bearer ${options.accessToken}`;
+    let body: string | Uint8Array = json;
+    if (Buffer.byteLength(json) > COMPRESS_ABOVE_BYTES) {
+      body = new Uint8Array(await gzipAsync(json));
+      headers['content-encoding'] = 'gzip';
+    }
+    return sendHttpRequest(fetchFn, `${baseUrl}${path}`, { method: 'POST', headers, body }, timeoutMs);
+  };
+
+  /** The body's `data`, or the `provider_error` that stands for the whole request. */
+  const readData = async (path: string, payload: unknown): Promise<{ data: unknown } | { failure: ProviderError }> => {
+    const attempt = await post(path, payload);
+    if (!attempt.ok) return { failure: attempt.outcome };
+    const body = asRecord(parseJson(attempt.answer.text));
+    const firstError = Array.isArray(body?.errors) ? asRecord(body.errors[0]) : undefined;
+    if (attempt.answer.status !== 200 || firstError) {
+      return { failure: httpFailure(attempt.answer, firstError?.code, clock.now()) };
+    }
+    // A 200 we cannot read may still have been sent: not worth a duplicate, so not transient.
+    if (body === undefined) return { failure: { result: 'provider_error', code: 'bad_response', transient: false } };
+    return { data: body.data };
+  };
+
+  return {
+    async send(messages) {
+      if (messages.length > EXPO_MAX_BATCH) {
+        throw new RangeError(`Expo accepts at most ${EXPO_MAX_BATCH} messages per request`);
+      }
+      const outcomes: (DeliveryOutcome | undefined)[] = messages.map((message) =>
+        isExpoPushToken(message.to) ? undefined : { result: 'stale_token', code: 'malformed_token' },
+      );
+      const toSend = messages.filter((_, index) => outcomes[index] === undefined);
+      if (toSend.length === 0) return outcomes as DeliveryOutcome[];
+
+      const answer = await readData('/send', toSend.map(expoMessage));
+      let tickets: readonly DeliveryOutcome[];
+      if ('failure' in answer) {
+        tickets = toSend.map(() => answer.failure);
+      } else if (Array.isArray(answer.data) && answer.data.length === toSend.length) {
+        tickets = answer.data.map(ticketOutcome);
+      } else {
+        tickets = toSend.map(() => ({ result: 'provider_error', code: 'bad_response', transient: false }));
+      }
+      let next = 0;
+      return outcomes.map((outcome) => outcome ?? (tickets[next++] as DeliveryOutcome));
+    },
+
+    async checkReceipts(ticketIds) {
+      const receipts = new Map<string, DeliveryOutcome>();
+      for (let start = 0; start < ticketIds.length; start += EXPO_RECEIPT_BATCH) {
+        const ids = ticketIds.slice(start, start + EXPO_RECEIPT_BATCH);
+        const answer = await readData('/getReceipts', { ids });
+        if ('failure' in answer) {
+          for (const id of ids) receipts.set(id, answer.failure);
+          continue;
+        }
+        const byId = asRecord(answer.data) ?? {};
+        for (const id of ids) {
+          // Expo leaves out receipts it has not made yet; they are read again later.
+          if (Object.hasOwn(byId, id)) receipts.set(id, ticketOutcome(byId[id]));
+        }
+      }
+      return receipts;
+    },
+  };
+}
+
+function expoMessage(message: PushMessage): Record<string, unknown> {
+  return { to: message.to, title: message.title, body: message.body, data: message.data };
+}
+
+/** One ticket or receipt as an outcome; `message` is ignored on purpose: it quotes the token. */
+function ticketOutcome(value: unknown): DeliveryOutcome {
+  const ticket = asRecord(value);
+  if (ticket?.status === 'ok') {
+    const id = typeof ticket.id === 'string' && ticket.id.length > 0 ? ticket.id : undefined;
+    return id === undefined ? { result: 'success' } : { result: 'success', providerMessageId: id };
+  }
+  const code = safeLabel(asRecord(ticket?.details)?.error) ?? 'unknown_error';
+  if (ticket?.status !== 'error') return { result: 'provider_error', code: 'bad_response', transient: false };
+  if (code === 'DeviceNotRegistered') return { result: 'stale_token', code };
+  return { result: 'provider_error', code, transient: code === 'MessageRateExceeded' };
+}

@@ -1,0 +1,102 @@
+import type { DeliveryOutcome } from './delivery';
+
+/**
+ * The small HTTP toolkit the provider adapters share: one request with a deadline, and the rules
+ * that turn an HTTP failure into a `provider_error`. Nothing here reads or keeps a response body
+ * beyond handing it back: bodies may echo addresses and tokens.
+ */
+
+/** `fetch`'s shape; tests pass their own to point adapters at local fake servers. */
+export type Fetch = typeof fetch;
+
+export type ProviderError = Extract<DeliveryOutcome, { result: 'provider_error' }>;
+
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export type HttpAttempt = { ok: true; answer: HttpAnswer } | { ok: false; outcome: ProviderError };
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * Makes one request and reads the whole answer. A network failure or a missed deadline is not
+ * thrown but returned as a transient `provider_error` (`network_error`, `timeout`): the provider
+ * may be back a moment later.
+ */
+export async function sendHttpRequest(
+  fetchFn: Fetch,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<HttpAttempt> {
+  try {
+    const response = await fetchFn(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
+    return { ok: true, answer: { status: response.status, headers: response.headers, text } };
+  } catch (error) {
+    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+    return { ok: false, outcome: { result: 'provider_error', code: timedOut ? 'timeout' : 'network_error', transient: true } };
+  }
+}
+
+/** 408, 429 and 5xx may pass; any other refusal will be repeated for the same request. */
+export function isTransientStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/**
+ * The `provider_error` for a whole request the provider refused.
+ * @param providerCode the error code the provider's body names, if any; kept only when it is a
+ *   short label (`safeLabel`), otherwise the code is `http_<status>`.
+ */
+export function httpFailure(answer: HttpAnswer, providerCode: unknown, now: Date): ProviderError {
+  const retryAfter = retryAfterMs(answer.headers, now);
+  return {
+    result: 'provider_error',
+    code: safeLabel(providerCode) ?? httpStatusCode(answer.status),
+    transient: isTransientStatus(answer.status),
+    ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
+  };
+}
+
+export function httpStatusCode(status: number): string {
+  return `http_${status}`;
+}
+
+const LABEL = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * `value` when it is a short identifier-like label (a provider's error code), else undefined.
+ * Provider messages are never used: they quote the token or address they are about.
+ */
+export function safeLabel(value: unknown): string | undefined {
+  return typeof value === 'string' && LABEL.test(value) ? value : undefined;
+}
+
+/** `Retry-After` in milliseconds (delta-seconds or an HTTP date), or undefined when absent or unreadable. */
+export function retryAfterMs(headers: Headers, now: Date): number | undefined {
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
+}
+
+/** The JSON in `text`, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `value` as a plain object, or undefined. */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
