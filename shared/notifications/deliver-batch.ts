@@ -6,7 +6,7 @@ import { DeliveryContext, type AnnouncementContent, type BatchTally } from './de
 import type { FanoutDeps } from './fanout-deps';
 import { FanoutError } from './fanout-error';
 import type { Channel } from './providers/delivery';
-import { channelsFor, recipientsAfter, type Recipient } from './recipients';
+import { channelsFor, recipientsOfBatch, type Recipient } from './recipients';
 
 export interface BatchResult {
   recipients: number;
@@ -14,8 +14,7 @@ export interface BatchResult {
 }
 
 /**
- * Delivers one batch message: reads its recipients from the database (the `size` users after
- * `afterUserId`), claims their ledger rows in one transaction, then sends push in requests of 100
+ * Delivers one batch message: reads its recipients from the database (the users of its id range), claims their ledger rows in one transaction, then sends push in requests of 100
  * and each SMS and e-mail, at most
  * `deps.concurrency` provider requests at once. When anything is still owed afterwards (transient
  * errors past the retries, rows another invocation holds), it throws `delivery_incomplete` so the
@@ -25,10 +24,10 @@ export async function deliverBatch(
   deps: FanoutDeps,
   announcement: AnnouncementContent,
   channels: readonly Channel[],
-  batch: { afterUserId: string; size: number },
+  batch: { afterUserId: string; throughUserId?: string | undefined; size: number },
 ): Promise<BatchResult> {
   const db = await deps.database.get();
-  const recipients = await recipientsAfter(db, channels, batch.afterUserId, batch.size);
+  const recipients = await recipientsOfBatch(db, channels, batch);
   const ctx = new DeliveryContext(deps, db, new ConcurrencyLimit(deps.concurrency), announcement);
   const byUser = new Map(recipients.map((recipient) => [recipient.userId, recipient]));
   const planned = recipients.flatMap((recipient) => channelsFor(recipient, channels).map((channel) => ctx.key(recipient.userId, channel)));

@@ -14,6 +14,12 @@ export const fanoutMessageSchema = z.strictObject({
     .strictObject({
       /** Recipients with a user id greater than this one ('' for the first batch). */
       afterUserId: z.string().max(64),
+      /**
+       * ...and at most this one: the last id of the page when the audience was split. The range,
+       * not the count, is what a batch covers, so a user who joins the audience inside it after the
+       * split pushes nobody out of it. Absent in messages made before ranges existed.
+       */
+      throughUserId: z.string().min(1).max(64).optional(),
       size: z.number().int().min(1).max(5000),
     })
     .optional(),

@@ -82,17 +82,22 @@ interface RecipientRow {
   bouncedEmail: string | null;
 }
 
-/** Up to `size` recipients after `afterUserId`, with their preferences, contact data and devices. */
+/**
+ * Up to `size` recipients after `afterUserId` (and, when given, at most `throughUserId`), with their
+ * preferences, contact data and devices.
+ */
 export async function recipientsAfter(
   db: Database,
   channels: readonly Channel[],
   afterUserId: string,
   size: number,
+  throughUserId?: string,
 ): Promise<Recipient[]> {
+  const through = throughUserId === undefined ? '' : 'AND u.id <= @throughUserId';
   const rows = await db.query<RecipientRow>(
     `SELECT u.id, u.accountType, u.email, u.phone, p.push AS prefPush, p.sms AS prefSms, p.email AS prefEmail, b.email AS bouncedEmail
-     ${AUDIENCE} AND u.id > @afterUserId ORDER BY u.id ${limitClause(db.dialect, '@size')}`,
-    { ...channelParams(channels), afterUserId, size },
+     ${AUDIENCE} AND u.id > @afterUserId ${through} ORDER BY u.id ${limitClause(db.dialect, '@size')}`,
+    { ...channelParams(channels), afterUserId, size, ...(throughUserId === undefined ? {} : { throughUserId }) },
   );
   const last = rows[rows.length - 1];
   const tokens = last && channels.includes('push') ? await pushTokensInRange(db, afterUserId, last.id) : new Map<string, string[]>();
@@ -127,4 +132,24 @@ export function channelsFor(recipient: Recipient, channels: readonly Channel[]):
         return recipient.preferences.email && recipient.email !== null && !recipient.emailHardBounced;
     }
   });
+}
+
+/**
+ * Every recipient of a batch's id range (`afterUserId`, `throughUserId`], read a page of `size` at a
+ * time: users who joined the audience inside the range since the split are included, nobody is
+ * pushed out. A batch without `throughUserId` (an older message) is the `size` users after `afterUserId`.
+ */
+export async function recipientsOfBatch(
+  db: Database,
+  channels: readonly Channel[],
+  batch: { afterUserId: string; throughUserId?: string | undefined; size: number },
+): Promise<Recipient[]> {
+  if (batch.throughUserId === undefined) return recipientsAfter(db, channels, batch.afterUserId, batch.size);
+  const all: Recipient[] = [];
+  for (let after = batch.afterUserId; ; ) {
+    const page = await recipientsAfter(db, channels, after, batch.size, batch.throughUserId);
+    all.push(...page);
+    if (page.length < batch.size) return all;
+    after = (page[page.length - 1] as Recipient).userId;
+  }
 }

@@ -21,9 +21,10 @@ export async function splitAudience(deps: FanoutDeps, announcementId: string, ch
   for (let afterUserId = FIRST_USER_ID; ; ) {
     const ids = await recipientIdsAfter(db, channels, afterUserId, deps.batchSize);
     if (ids.length === 0) break;
-    batches.push({ afterUserId, size: ids.length });
+    const throughUserId = ids[ids.length - 1] as string;
+    batches.push({ afterUserId, throughUserId, size: ids.length });
     recipients += ids.length;
-    afterUserId = ids[ids.length - 1] as string;
+    afterUserId = throughUserId;
     if (ids.length < deps.batchSize) break;
   }
   deps.logger.info({ announcementId, recipients, channels, batches: batches.length }, 'fan-out initiated');

@@ -32,9 +32,9 @@ describe('the first message', () => {
     expect(result).toEqual({ kind: 'split', recipients: 7, batches: 3 });
     const ids = recipients.map((r) => r.user.id);
     expect(f.queue.messages).toEqual([
-      { announcementId: announcement.id, batch: { afterUserId: '', size: 3 } },
-      { announcementId: announcement.id, batch: { afterUserId: ids[2], size: 3 } },
-      { announcementId: announcement.id, batch: { afterUserId: ids[5], size: 1 } },
+      { announcementId: announcement.id, batch: { afterUserId: '', throughUserId: ids[2], size: 3 } },
+      { announcementId: announcement.id, batch: { afterUserId: ids[2], throughUserId: ids[5], size: 3 } },
+      { announcementId: announcement.id, batch: { afterUserId: ids[5], throughUserId: ids[6], size: 1 } },
     ]);
     expect(lines('fan-out initiated')).toEqual([
       expect.objectContaining({ level: 'info', service: 'notifications', announcementId: announcement.id, recipients: 7, channels: ['push', 'email'], userId: null }),
@@ -65,6 +65,22 @@ describe('the first message', () => {
 });
 
 describe('a batch message', () => {
+  it('covers its id range, so a user joining the audience inside it after the split pushes nobody out', async () => {
+    const originals = [];
+    for (let n = 0; n < 6; n += 1) originals.push(await f.recipient({ email: true }));
+    const announcement = await f.announcement(['email']);
+    await f.handle({ announcementId: announcement.id });
+    const batches = [...f.queue.messages];
+    expect(batches).toHaveLength(2);
+    // An id lower than every other sorts into the first batch's range after the split.
+    const newcomer = await f.h.insertAdult({ id: '00000000-0000-4000-8000-000000000000', email: 'late.joiner@canary-mail.test' });
+    f.h.canaries.add('late.joiner@canary-mail.test');
+    for (const message of batches) await f.handle(message);
+    const delivered = new Set((await deliveriesOf(f.db, announcement.id)).map((row) => row.userId));
+    for (const recipient of originals) expect(delivered.has(recipient.user.id)).toBe(true);
+    expect(delivered.has(newcomer.id)).toBe(true);
+  });
+
   it('delivers each recipient on each channel once and records one ledger row per recipient × channel', async () => {
     const everyone = [await f.recipient(), await f.recipient({ email: true }), await f.recipient({ phone: true, devices: 2 })];
     const announcement = await f.announcement();
