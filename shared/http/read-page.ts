@@ -24,15 +24,33 @@ export function encodeCursor(cursor: ListCursor): string {
   return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
 }
 
-/** Decodes a client's cursor; undefined when it is not one of ours. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Decodes a client's cursor; undefined when it is not one of ours. Both parts are checked strictly
+ * (an ISO 8601 UTC time as the app writes it, a UUID), because SQL Server compares the time with a
+ * `datetime2` column and would fail on anything else: a bad cursor must be a 400, never a 500.
+ */
 export function decodeCursor(raw: string): ListCursor | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string' &&
+      isAppTimestamp(value[0]) &&
+      UUID.test(value[1])
+    ) {
       return { createdAt: value[0], id: value[1] };
     }
   } catch {
     // not ours: the caller answers 400
   }
   return undefined;
+}
+
+function isAppTimestamp(value: string): boolean {
+  const time = Date.parse(value);
+  return Number.isFinite(time) && new Date(time).toISOString() === value;
 }
