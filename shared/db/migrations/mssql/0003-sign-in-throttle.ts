@@ -12,7 +12,7 @@ import type { SqlExecutor } from '../../database';
 export async function up(tx: SqlExecutor): Promise<void> {
   await tx.execute(`
     CREATE TABLE dbo.SignInUsernameFailures (
-      usernameKey nvarchar(64) NOT NULL CONSTRAINT PK_SignInUsernameFailures PRIMARY KEY,
+      usernameKey nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL CONSTRAINT PK_SignInUsernameFailures PRIMARY KEY,
       consecutiveFailures int NOT NULL CONSTRAINT CK_SignInUsernameFailures_count CHECK (consecutiveFailures >= 1),
       lastFailureAt datetime2(3) NOT NULL
     )`);
@@ -22,7 +22,7 @@ export async function up(tx: SqlExecutor): Promise<void> {
   await tx.execute(`
     CREATE TABLE dbo.SignInAddressFailures (
       id nvarchar(64) NOT NULL CONSTRAINT PK_SignInAddressFailures PRIMARY KEY NONCLUSTERED,
-      addressKey nvarchar(64) NOT NULL,
+      addressKey nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
       failedAt datetime2(3) NOT NULL
     )`);
   await tx.execute('CREATE CLUSTERED INDEX IX_SignInAddressFailures_failedAt ON dbo.SignInAddressFailures (failedAt)');

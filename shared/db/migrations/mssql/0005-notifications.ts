@@ -19,7 +19,7 @@ import type { SqlExecutor } from '../../database';
 export async function up(tx: SqlExecutor): Promise<void> {
   await tx.execute(`
     CREATE TABLE dbo.PushTokens (
-      token nvarchar(256) NOT NULL CONSTRAINT PK_PushTokens PRIMARY KEY,
+      token nvarchar(256) COLLATE Latin1_General_100_BIN2 NOT NULL CONSTRAINT PK_PushTokens PRIMARY KEY,
       userId nvarchar(64) NOT NULL CONSTRAINT FK_PushTokens_user REFERENCES dbo.Users (id),
       createdAt datetime2(3) NOT NULL,
       updatedAt datetime2(3) NOT NULL
@@ -75,7 +75,7 @@ export async function up(tx: SqlExecutor): Promise<void> {
   await tx.execute(`
     CREATE TABLE dbo.PushTickets (
       ticketId nvarchar(128) NOT NULL CONSTRAINT PK_PushTickets PRIMARY KEY,
-      token nvarchar(256) NOT NULL,
+      token nvarchar(256) COLLATE Latin1_General_100_BIN2 NOT NULL,
       userId nvarchar(64) NOT NULL CONSTRAINT FK_PushTickets_user REFERENCES dbo.Users (id),
       announcementId nvarchar(64) NOT NULL CONSTRAINT FK_PushTickets_announcement REFERENCES dbo.Announcements (id),
       sentAt datetime2(3) NOT NULL
