@@ -3,7 +3,6 @@ import { announcementDepsOf } from '../shared/announcements/announcement-deps';
 import { createAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { createAnnouncement } from '../shared/announcements/write-announcement';
-import { requireSession } from '../shared/auth/require-session';
 import { appServices } from '../shared/composition-root';
 
 /** POST /api/v1/announcements (author, admin): a new draft. */
@@ -11,9 +10,8 @@ const route = 'v1/announcements';
 const services = appServices();
 const deps = announcementDepsOf(services);
 
-export const createAnnouncementDraft = services.endpoint({ route, body: createAnnouncementBody }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const createAnnouncementDraft = services.endpoint({ route, body: createAnnouncementBody, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   const result = await createAnnouncement(auth.user, scope.body, deps);
   if (!result.ok) return result.problem;
   return { status: 201, jsonBody: toAnnouncementView(result.announcement) };

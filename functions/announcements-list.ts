@@ -4,7 +4,6 @@ import { ANNOUNCEMENT_STATUSES } from '../shared/announcements/announcement';
 import { statusFilter } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { listVisibleAnnouncements } from '../shared/announcements/read-announcements';
-import { requireSession } from '../shared/auth/require-session';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { encodeCursor, readPage } from '../shared/http/read-page';
@@ -14,9 +13,8 @@ const route = 'v1/announcements';
 const services = appServices();
 const deps = announcementDepsOf(services);
 
-export const listAnnouncementsEndpoint = services.endpoint({ route }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const listAnnouncementsEndpoint = services.endpoint({ route, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   const status = statusFilter.safeParse(scope.request.query.get('status') ?? undefined);
   if (!status.success) return problem('invalid_request', { detail: `status: one of ${ANNOUNCEMENT_STATUSES.join(', ')}.` });
   const page = readPage(scope.request);

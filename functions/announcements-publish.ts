@@ -3,7 +3,6 @@ import { announcementDepsOf } from '../shared/announcements/announcement-deps';
 import { announcementIdParam } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { publishAnnouncement } from '../shared/announcements/take-workflow-step';
-import { requireSession } from '../shared/auth/require-session';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 
@@ -12,9 +11,8 @@ const route = 'v1/announcements/{id}/publish';
 const services = appServices();
 const deps = announcementDepsOf(services);
 
-export const publishStep = services.endpoint({ route }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const publishStep = services.endpoint({ route, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   const id = announcementIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
   const result = await publishAnnouncement(auth.user, id.data, deps);

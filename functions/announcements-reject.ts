@@ -3,7 +3,6 @@ import { announcementDepsOf } from '../shared/announcements/announcement-deps';
 import { announcementIdParam, rejectAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { rejectAnnouncement } from '../shared/announcements/take-workflow-step';
-import { requireSession } from '../shared/auth/require-session';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 
@@ -12,9 +11,8 @@ const route = 'v1/announcements/{id}/reject';
 const services = appServices();
 const deps = announcementDepsOf(services);
 
-export const rejectStep = services.endpoint({ route, body: rejectAnnouncementBody }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const rejectStep = services.endpoint({ route, body: rejectAnnouncementBody, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   const id = announcementIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
   const result = await rejectAnnouncement(auth.user, id.data, scope.body.reason, deps);

@@ -1,5 +1,4 @@
 import { app } from '@azure/functions';
-import { requireSession } from '../shared/auth/require-session';
 import { signOut } from '../shared/auth/sign-out';
 import { appServices } from '../shared/composition-root';
 
@@ -7,9 +6,8 @@ import { appServices } from '../shared/composition-root';
 const route = 'v1/auth/session';
 const services = appServices();
 
-export const deleteSession = services.endpoint({ route }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const deleteSession = services.endpoint({ route, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   await signOut(auth.session, services.auth);
   return { status: 204 };
 });

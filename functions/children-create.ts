@@ -1,5 +1,4 @@
 import { app } from '@azure/functions';
-import { requireSession } from '../shared/auth/require-session';
 import { createChildBody, secretOf } from '../shared/children/child-request-schemas';
 import { createChild } from '../shared/children/create-child';
 import { appServices } from '../shared/composition-root';
@@ -8,9 +7,8 @@ import { appServices } from '../shared/composition-root';
 const route = 'v1/children';
 const services = appServices();
 
-export const createChildAccount = services.endpoint({ route, body: createChildBody }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const createChildAccount = services.endpoint({ route, body: createChildBody, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   const secret = secretOf(scope.body);
   if (!secret) throw new Error('the body schema guarantees a secret');
   const result = await createChild(

@@ -1,5 +1,4 @@
 import { app } from '@azure/functions';
-import { requireSession } from '../shared/auth/require-session';
 import { toChildAccountView } from '../shared/children/child-account';
 import { listChildrenOfParent } from '../shared/children/child-account-store';
 import { appServices } from '../shared/composition-root';
@@ -10,9 +9,8 @@ import { encodeCursor, readPage } from '../shared/http/read-page';
 const route = 'v1/children';
 const services = appServices();
 
-export const listChildAccounts = services.endpoint({ route }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const listChildAccounts = services.endpoint({ route, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   if (auth.user.accountType !== 'adult') return problem('forbidden', { detail: 'Only adults manage child accounts.' });
   const page = readPage(scope.request);
   if (!page.ok) return page.problem;

@@ -1,5 +1,4 @@
 import { app } from '@azure/functions';
-import { requireSession } from '../shared/auth/require-session';
 import { idParam, secretOf, updateChildBody } from '../shared/children/child-request-schemas';
 import { updateChild } from '../shared/children/update-child';
 import { appServices } from '../shared/composition-root';
@@ -9,9 +8,8 @@ import { problem } from '../shared/errors/problem';
 const route = 'v1/children/{id}';
 const services = appServices();
 
-export const updateChildAccount = services.endpoint({ route, body: updateChildBody }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const updateChildAccount = services.endpoint({ route, body: updateChildBody, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   const id = idParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
   const secret = secretOf(scope.body);

@@ -1,5 +1,4 @@
 import { app } from '@azure/functions';
-import { requireSession } from '../shared/auth/require-session';
 import { appServices } from '../shared/composition-root';
 import { preferencesPatchBody } from '../shared/notifications/notification-preferences';
 import { changePreferences, getPreferences } from '../shared/notifications/notification-settings';
@@ -11,15 +10,13 @@ import { changePreferences, getPreferences } from '../shared/notifications/notif
 const route = 'v1/me/notification-preferences';
 const services = appServices();
 
-export const readNotificationPreferences = services.endpoint({ route }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const readNotificationPreferences = services.endpoint({ route, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   return { status: 200, jsonBody: await getPreferences(auth.user, services.auth) };
 });
 
-export const patchNotificationPreferences = services.endpoint({ route, body: preferencesPatchBody }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const patchNotificationPreferences = services.endpoint({ route, body: preferencesPatchBody, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   return { status: 200, jsonBody: await changePreferences(auth.user, scope.body, services.auth) };
 });
 

@@ -1,5 +1,4 @@
 import { app } from '@azure/functions';
-import { requireSession } from '../shared/auth/require-session';
 import { appServices } from '../shared/composition-root';
 import { registerDevice, unregisterDevice } from '../shared/notifications/notification-settings';
 import { pushTokenBody } from '../shared/notifications/push-tokens';
@@ -11,16 +10,14 @@ import { pushTokenBody } from '../shared/notifications/push-tokens';
 const route = 'v1/me/push-tokens';
 const services = appServices();
 
-export const putPushToken = services.endpoint({ route, body: pushTokenBody }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const putPushToken = services.endpoint({ route, body: pushTokenBody, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   await registerDevice(auth.user, scope.body.token, services.auth);
   return { status: 204 };
 });
 
-export const deletePushToken = services.endpoint({ route, body: pushTokenBody }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const deletePushToken = services.endpoint({ route, body: pushTokenBody, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   await unregisterDevice(auth.user, scope.body.token, services.auth);
   return { status: 204 };
 });

@@ -1,5 +1,4 @@
 import { app } from '@azure/functions';
-import { requireSession } from '../shared/auth/require-session';
 import { idParam } from '../shared/children/child-request-schemas';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
@@ -10,9 +9,8 @@ import { toUserView } from '../shared/users/user-view';
 const route = 'v1/users/{id}/approve';
 const services = appServices();
 
-export const approve = services.endpoint({ route }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const approve = services.endpoint({ route, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   const id = idParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
   const result = await approveUser(auth.user, id.data, services.auth);

@@ -1,5 +1,4 @@
 import { app } from '@azure/functions';
-import { requireSession } from '../shared/auth/require-session';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { encodeCursor, readPage } from '../shared/http/read-page';
@@ -12,9 +11,8 @@ import { toUserView } from '../shared/users/user-view';
 const route = 'v1/users';
 const services = appServices();
 
-export const listUsers = services.endpoint({ route }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const listUsers = services.endpoint({ route, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   const refused = requireAdmin(auth.user);
   if (refused) return refused;
   const status = scope.request.query.get('status') ?? 'pending_approval';

@@ -1,6 +1,5 @@
 import { app } from '@azure/functions';
 import { z } from 'zod';
-import { requireSession } from '../shared/auth/require-session';
 import { idParam } from '../shared/children/child-request-schemas';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
@@ -13,9 +12,8 @@ const route = 'v1/users/{id}/role';
 const services = appServices();
 const body = z.strictObject({ role: z.enum(ADULT_ROLES) });
 
-export const changeRole = services.endpoint({ route, body }, async (scope) => {
-  const auth = await requireSession(scope, services.auth);
-  if (!auth.ok) return auth.problem;
+export const changeRole = services.endpoint({ route, body, authenticated: true }, async (scope) => {
+  const auth = scope.caller;
   const id = idParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
   const result = await changeUserRole(auth.user, id.data, scope.body.role, services.auth);

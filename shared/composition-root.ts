@@ -1,5 +1,6 @@
 import type { DestinationStream } from 'pino';
 import type { AuthDeps, ChildAuthDeps } from './auth/auth-deps';
+import { authenticateSession } from './auth/authenticate-session';
 import { createSecretHasher, type SecretHasher } from './auth/child/secret-hasher';
 import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';
 import { loadConfig, type Config } from './config';
@@ -94,7 +95,11 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
     random,
     database,
     readinessProbes,
-    endpoint: createHttpPipeline({ logger, telemetry }),
+    endpoint: createHttpPipeline({
+      logger,
+      telemetry,
+      authenticate: (authorization) => authenticateSession(authorization, auth),
+    }),
     sessionPolicy,
     idTokenVerifier: createIdTokenVerifier({
       idp: config.idp,

@@ -3,6 +3,7 @@ import type { LoginFailureReason } from '../audit/audit-event';
 import type { SqlExecutor } from '../db/database';
 import { UniqueViolationError } from '../db/database-errors';
 import { problem, type Problem } from '../errors/problem';
+import { identifyUser } from '../logging/log-context';
 import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
 import { findAdultByIdentity, insertUser, updateAdultContact } from '../users/user-store';
@@ -52,6 +53,8 @@ export async function signInAdult(idToken: string, deps: AdultSignInDeps): Promi
 
   if (user.status !== 'active') {
     const reason: LoginFailureReason = user.status === 'pending_approval' ? 'pending_approval' : 'disabled';
+    // The token proved who this is: the refusal's lines carry the user's id.
+    identifyUser(user.id);
     await db.transaction(async (tx) => {
       if (!existing) await insertUser(tx, user);
       await recordFailure(tx, deps, { reason, userId: user.id, created: !existing });

@@ -4,6 +4,7 @@ import { claimVerifiedSecret, findChildByUsername, lockChild } from '../children
 import type { ChildAccount } from '../children/child-account';
 import type { Database, SqlExecutor } from '../db/database';
 import { problem, type Problem } from '../errors/problem';
+import { identifyUser } from '../logging/log-context';
 import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
 import { findUserById } from '../users/user-store';
@@ -100,6 +101,8 @@ export async function signInChild(attempt: ChildSignInAttempt, deps: ChildSignIn
       logFailure(deps, 'bad_credentials');
       return invalidCredentials();
     case 'inactive':
+      // The secret proved who this is: the refusal's lines carry the child's id.
+      identifyUser(account.userId);
       logFailure(deps, settled.reason);
       return {
         ok: false,

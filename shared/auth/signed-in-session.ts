@@ -1,6 +1,7 @@
 import type { AuditDetails } from '../audit/audit-event';
 import { writeAudit } from '../audit/write-audit';
 import type { SqlExecutor } from '../db/database';
+import { identifyUser } from '../logging/log-context';
 import { startSession, type StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
 import type { AuthDeps } from './auth-deps';
@@ -29,6 +30,7 @@ export async function startSignedInSession(tx: SqlExecutor, user: User, deps: Au
 
 /** The log line and `auth.success` event of a committed sign-in. */
 export function reportSignIn(deps: AuthDeps, user: User, fields: Record<string, string | boolean> = {}): void {
+  identifyUser(user.id);
   deps.logger.info({ accountType: user.accountType, ...fields }, 'sign-in succeeded');
   deps.telemetry.trackEvent('auth.success', { accountType: user.accountType });
 }

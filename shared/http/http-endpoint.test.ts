@@ -8,7 +8,7 @@ import { problem } from '../errors/problem';
 import { currentLogContext } from '../logging/log-context';
 import { createLogger } from '../logging/logger';
 import type { Telemetry } from '../telemetry/telemetry';
-import { createHttpPipeline, type EndpointResult, type RequestScope } from './http-endpoint';
+import { createHttpPipeline, type AuthenticatedCaller, type EndpointResult, type RequestScope } from './http-endpoint';
 
 function recordingTelemetry() {
   const exceptions: { error: unknown; properties: unknown }[] = [];
@@ -190,5 +190,54 @@ describe('createHttpPipeline', () => {
     await handler(request({ method: 'GET' }), context());
     expect(sink.lines.map((line) => line.userId)).toEqual([null, 'user-42']);
     expect(sink.lines.every((line) => line.requestId === sink.lines[0]?.requestId)).toBe(true);
+  });
+});
+
+describe('authenticated endpoints', () => {
+  const caller = {
+    user: { id: 'user-9', accountType: 'adult', role: 'member', status: 'active' },
+    session: { id: 'session-9' },
+  } as unknown as AuthenticatedCaller;
+
+  function setupWithAuth(valid: boolean) {
+    const sink = new LogSink();
+    const { telemetry } = recordingTelemetry();
+    const seen: (string | null)[] = [];
+    const endpoint = createHttpPipeline({
+      logger: createLogger({ service: 'api', level: 'info', destination: sink }),
+      telemetry,
+      authenticate: async (authorization) => {
+        seen.push(authorization);
+        return valid ? { ok: true, ...caller } : { ok: false, problem: problem('unauthenticated') };
+      },
+    });
+    return { sink, seen, endpoint };
+  }
+
+  it('checks the session before the body: an anonymous request with a bad body gets 401, not 400 or 413', async () => {
+    const { endpoint } = setupWithAuth(false);
+    let called = false;
+    const handler = endpoint({ route: 'v1/things', body: thingSchema, authenticated: true }, async () => {
+      called = true;
+      return { status: 200 };
+    });
+    for (const body of ['{"name":', JSON.stringify({ name: 'x'.repeat(20_000) })]) {
+      const response = await handler(request({ body }), context());
+      expect(response.status).toBe(401);
+      expect(headerOf(response, 'WWW-Authenticate')).toBe('Bearer error="invalid_token"');
+    }
+    expect(called).toBe(false);
+  });
+
+  it('gives the handler the caller and stamps the request lines with the user', async () => {
+    const { sink, seen, endpoint } = setupWithAuth(true);
+    const handler = endpoint({ route: 'v1/things', body: thingSchema, authenticated: true }, async ({ caller: who, body }) => ({
+      status: 200,
+      jsonBody: { user: who.user.id, name: body.name },
+    }));
+    const response = await handler(request({ body: '{"name":"a"}', headers: { 'content-type': 'application/json', authorization: 'Bearer t' } }), context());
+    expect(jsonOf(response)).toEqual({ user: 'user-9', name: 'a' });
+    expect(seen).toEqual(['Bearer t']);
+    expect(sink.lines[0]).toMatchObject({ message: 'request handled', userId: 'user-9' });
   });
 });

@@ -6,7 +6,9 @@ import { isServerError } from '../errors/error-catalogue';
 import { isProblem, problem, problemBody, type Problem } from '../errors/problem';
 import { runWithLogContext, type LogContext } from '../logging/log-context';
 import { errorFields, type Logger } from '../logging/logger';
+import type { Session } from '../sessions/session';
 import type { Telemetry } from '../telemetry/telemetry';
+import type { User } from '../users/user';
 import { readJsonBody } from './read-json-body';
 import { resolveTraceId } from './trace-context';
 
@@ -36,19 +38,38 @@ export interface RequestScope<TBody> {
   setUserId(userId: string): void;
 }
 
-export interface EndpointOptions<S extends z.ZodType | undefined> {
+export interface EndpointOptions<S extends z.ZodType | undefined, A extends boolean> {
   /** The route template as registered with `app.http` (without the `api/` prefix). */
   route: string;
   /** When given, the body is read (16 KiB limit), parsed and validated before the handler runs. */
   body?: S;
+  /**
+   * The endpoint needs a signed-in caller: the bearer session is checked before anything else (so
+   * an anonymous request gets 401 `unauthenticated`, never a validation answer), and the handler
+   * gets the caller as `scope.caller`.
+   */
+  authenticated?: A;
 }
+
+/** The signed-in user of an authenticated endpoint and the session they presented. */
+export interface AuthenticatedCaller {
+  user: User;
+  session: Session;
+}
+
+export type Authentication = ({ ok: true } & AuthenticatedCaller) | { ok: false; problem: Problem };
 
 export interface HttpPipelineDeps {
   logger: Logger;
   telemetry: Telemetry;
+  /** Checks the `Authorization` header of authenticated endpoints (the session authenticator). */
+  authenticate?: (authorization: string | null) => Promise<Authentication>;
 }
 
 type BodyOf<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+/** What a handler gets: the request scope, and the caller for authenticated endpoints. */
+export type EndpointScope<S, A> = RequestScope<BodyOf<S>> & (A extends true ? { caller: AuthenticatedCaller } : unknown);
 
 /** Headers every answer carries: tokens and profiles must never be cached by an intermediary. */
 const BASE_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } as const;
@@ -63,9 +84,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * (503 `service_unavailable` when an adapter reports its dependency unreachable).
  */
 export function createHttpPipeline(deps: HttpPipelineDeps) {
-  return function endpoint<S extends z.ZodType | undefined = undefined>(
-    options: EndpointOptions<S>,
-    handler: (scope: RequestScope<BodyOf<S>>) => Promise<EndpointResult>,
+  return function endpoint<S extends z.ZodType | undefined = undefined, A extends boolean = false>(
+    options: EndpointOptions<S, A>,
+    handler: (scope: EndpointScope<S, A>) => Promise<EndpointResult>,
   ): HttpHandler {
     return async (request, context) => {
       const started = performance.now();
@@ -81,7 +102,7 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
         let result: EndpointResult;
         let thrown: unknown;
         try {
-          result = await runHandler(options, handler, {
+          result = await runHandler(options, handler, deps, {
             request,
             context,
             log,
@@ -112,15 +133,27 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
   };
 }
 
-async function runHandler<S extends z.ZodType | undefined>(
-  options: EndpointOptions<S>,
-  handler: (scope: RequestScope<BodyOf<S>>) => Promise<EndpointResult>,
+async function runHandler<S extends z.ZodType | undefined, A extends boolean>(
+  options: EndpointOptions<S, A>,
+  handler: (scope: EndpointScope<S, A>) => Promise<EndpointResult>,
+  deps: HttpPipelineDeps,
   scope: Omit<RequestScope<BodyOf<S>>, 'body'>,
 ): Promise<EndpointResult> {
-  if (!options.body) return handler({ ...scope, body: undefined as BodyOf<S> });
-  const body = await readJsonBody(scope.request, options.body);
-  if (!body.ok) return body.problem;
-  return handler({ ...scope, body: body.value as BodyOf<S> });
+  let caller: AuthenticatedCaller | undefined;
+  if (options.authenticated) {
+    if (!deps.authenticate) throw new Error('an authenticated endpoint needs the pipeline built with `authenticate`');
+    const authentication = await deps.authenticate(scope.request.headers.get('authorization'));
+    if (!authentication.ok) return authentication.problem;
+    caller = { user: authentication.user, session: authentication.session };
+    scope.setUserId(caller.user.id);
+  }
+  let body: BodyOf<S> = undefined as BodyOf<S>;
+  if (options.body) {
+    const read = await readJsonBody(scope.request, options.body);
+    if (!read.ok) return read.problem;
+    body = read.value as BodyOf<S>;
+  }
+  return handler({ ...scope, body, ...(caller ? { caller } : {}) } as EndpointScope<S, A>);
 }
 
 function toResponse(result: EndpointResult, traceId: string, requestId: string): HttpResponseInit {

@@ -34,3 +34,13 @@ export function runWithLogContext<T>(context: LogContext, work: () => T): T {
 export function currentLogContext(): LogContext {
   return storage.getStore() ?? processContext;
 }
+
+/**
+ * Marks the running request chain as acting for `userId` (a sign-in that just proved who the
+ * caller is): its later lines, `request handled` included, carry the id. Outside a request chain
+ * it does nothing, so start-up lines never borrow a user.
+ */
+export function identifyUser(userId: string): void {
+  const context = storage.getStore();
+  if (context) context.userId = userId;
+}

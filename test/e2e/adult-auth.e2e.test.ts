@@ -79,6 +79,8 @@ describe('POST /api/v1/auth/session', () => {
     expect(body).toMatchObject({ tokenType: 'Bearer', user: { role: 'member', status: 'active', accountType: 'adult' } });
     expect(String(body.token)).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
     expect(Date.parse(String(body.expiresAt)) - Date.now()).toBeGreaterThan(29 * 24 * 3600 * 1000);
+    const signInLine = await host.waitForLine((l) => l.requestId === response.headers.get('x-request-id') && l.message === 'request handled');
+    expect(signInLine.userId).toBe((body.user as { id: string }).id);
 
     const me = await fetch(`${host.baseUrl}/api/v1/me`, { headers: bearer(String(body.token)) });
     expect(me.status).toBe(200);

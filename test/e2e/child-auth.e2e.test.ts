@@ -107,6 +107,14 @@ describe('child accounts', () => {
     expect(JSON.stringify(response.body)).not.toContain(String((child as { pin?: string }).pin ?? 'no-pin'));
   });
 
+  it('checks the session before the body: anonymous requests get 401 whatever they send', async () => {
+    const malformed = await api.request('POST', '/api/v1/children', { body: '{"username":' });
+    expect(malformed.status).toBe(401);
+    expect(malformed.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    const tooLarge = await api.request('POST', '/api/v1/children', { body: { username: 'x'.repeat(20_000) } });
+    expect(tooLarge.status).toBe(401);
+  });
+
   it('lists the parent own children a page at a time', async () => {
     await api.createChild(parentToken, { username: 'page-kid', password: 'river-otter-lamp-42', scopes: ['media'] });
     const first = await api.request('GET', '/api/v1/children?limit=1', { token: parentToken });

@@ -1,6 +1,5 @@
 import { HttpRequest } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireSession } from '../../../shared/auth/require-session';
 import { createChildBody, secretOf } from '../../../shared/children/child-request-schemas';
 import { createChild } from '../../../shared/children/create-child';
 import { updateChild } from '../../../shared/children/update-child';
@@ -81,9 +80,8 @@ describe('when the audit row cannot be written', () => {
     const session = await startSession(db, parent, h.clock.now(), { random: h.services.random, policy: h.services.sessionPolicy });
     h.canaries.add(session.token, session.token.split('.')[1] ?? '', 'canary-kid-http-atomic', '4927513');
     // The children-create handler, as functions/children-create.ts builds it.
-    const endpoint = h.services.endpoint({ route: 'v1/children', body: createChildBody }, async (scope) => {
-      const auth = await requireSession(scope, h.services.auth);
-      if (!auth.ok) return auth.problem;
+    const endpoint = h.services.endpoint({ route: 'v1/children', body: createChildBody, authenticated: true }, async (scope) => {
+      const auth = scope.caller;
       const secret = secretOf(scope.body);
       if (!secret) throw new Error('the body schema guarantees a secret');
       const result = await createChild(auth.user, { username: scope.body.username, secret, scopes: scope.body.scopes }, h.services.childAuth);

@@ -1,7 +1,6 @@
 import { HttpRequest } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireSection } from '../../../shared/auth/require-section';
-import { requireSession } from '../../../shared/auth/require-session';
 import { updateChild } from '../../../shared/children/update-child';
 import { problemBody } from '../../../shared/errors/problem';
 import { startSession } from '../../../shared/sessions/start-session';
@@ -90,9 +89,8 @@ describe('requireSection', () => {
 
 describe('the guard inside the HTTP pipeline', () => {
   const mediaEndpoint = () =>
-    h.services.endpoint({ route: 'v1/media' }, async (scope) => {
-      const auth = await requireSession(scope, h.services.auth);
-      if (!auth.ok) return auth.problem;
+    h.services.endpoint({ route: 'v1/media', authenticated: true }, async (scope) => {
+      const auth = scope.caller;
       const refused = await requireSection(auth.user, 'media', h.services.auth);
       if (refused) return refused;
       return { status: 200, jsonBody: { items: [], nextCursor: null } };
