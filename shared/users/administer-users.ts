@@ -3,7 +3,7 @@ import { writeAudit } from '../audit/write-audit';
 import { problem, type Problem } from '../errors/problem';
 import { endUserSessions } from '../sessions/session-store';
 import type { AdultRole, User } from './user';
-import { findUserById, updateUserRole, updateUserStatus } from './user-store';
+import { findUserById, transitionUserStatus, updateUserRole } from './user-store';
 
 type AdminResult = { ok: true; user: User } | { ok: false; problem: Problem };
 
@@ -36,14 +36,18 @@ export async function approveUser(admin: User, userId: string, deps: AuthDeps): 
   }
   const now = deps.clock.now().toISOString();
   const db = await deps.database.get();
-  await db.transaction(async (tx) => {
-    await updateUserStatus(tx, target.id, 'active', now);
+  const approved = await db.transaction(async (tx) => {
+    // Conditional, so two administrators approving at once write one `user_approved` row.
+    if (!(await transitionUserStatus(tx, target.id, 'pending_approval', 'active', now))) return false;
     await writeAudit(
       tx,
       { eventType: 'user_approved', outcome: 'success', actorUserId: admin.id, subjectUserId: target.id, details: { from: 'pending_approval', to: 'active' } },
       deps,
     );
+    return true;
   });
+  // Someone else changed the status meanwhile: answer from what it is now.
+  if (!approved) return approveUser(admin, userId, deps);
   deps.logger.info({ subjectUserId: target.id, actorRole: admin.role }, 'user approved');
   return { ok: true, user: { ...target, status: 'active', updatedAt: now } };
 }
@@ -66,7 +70,8 @@ export async function changeUserRole(admin: User, userId: string, role: AdultRol
   const now = deps.clock.now().toISOString();
   const db = await deps.database.get();
   const revoked = await db.transaction(async (tx) => {
-    await updateUserRole(tx, target.id, role, now);
+    // Conditional on the role just read, so the audited `from` is the role that really changed.
+    if (!(await updateUserRole(tx, target.id, target.role as AdultRole, role, now))) return undefined;
     await writeAudit(
       tx,
       { eventType: 'authz_change', outcome: 'success', actorUserId: admin.id, subjectUserId: target.id, details: { from: target.role, to: role } },
@@ -89,6 +94,8 @@ export async function changeUserRole(admin: User, userId: string, role: AdultRol
     }
     return count;
   });
+  // A concurrent change won: decide again from the role as it is now.
+  if (revoked === undefined) return changeUserRole(admin, userId, role, deps);
   deps.logger.info({ subjectUserId: target.id, fromRole: target.role, toRole: role, revokedSessions: revoked }, 'user role changed');
   return { ok: true, user: { ...target, role, updatedAt: now } };
 }

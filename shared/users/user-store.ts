@@ -29,8 +29,27 @@ export async function insertUser(tx: SqlExecutor, user: User): Promise<void> {
   );
 }
 
-export async function updateUserRole(tx: SqlExecutor, id: string, role: AdultRole, now: string): Promise<void> {
-  await tx.execute(`UPDATE Users SET role = @role, updatedAt = @now WHERE id = @id AND accountType = 'adult'`, { id, role, now });
+/**
+ * Changes an adult's role from `from` to `role`; resolves false when the role was no longer `from`
+ * (a concurrent change won), so the caller audits only the change that happened.
+ */
+export async function updateUserRole(tx: SqlExecutor, id: string, from: AdultRole, role: AdultRole, now: string): Promise<boolean> {
+  const changed = await tx.execute(
+    `UPDATE Users SET role = @role, updatedAt = @now WHERE id = @id AND accountType = 'adult' AND role = @from`,
+    { id, from, role, now },
+  );
+  return changed === 1;
+}
+
+/** Moves a user from status `from` to `to`; resolves false when the status was no longer `from`. */
+export async function transitionUserStatus(tx: SqlExecutor, id: string, from: UserStatus, to: UserStatus, now: string): Promise<boolean> {
+  const changed = await tx.execute('UPDATE Users SET status = @to, updatedAt = @now WHERE id = @id AND status = @from', {
+    id,
+    from,
+    to,
+    now,
+  });
+  return changed === 1;
 }
 
 export async function updateUserStatus(tx: SqlExecutor, id: string, status: UserStatus, now: string): Promise<void> {

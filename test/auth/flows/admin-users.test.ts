@@ -102,6 +102,22 @@ describe('NEW_USER_STATUS=pending_approval', () => {
     expect(await approveUser(admin, waiting.id, h.services.auth)).toMatchObject({ ok: true, user: { status: 'active' } });
     expect(h.auditAfter(again)).toEqual([]);
   });
+
+  it('writes one user_approved row and one authz_change row when two administrators act at once', async () => {
+    const second = await h.insertAdult({ role: 'admin', subject: 'canary-sub-second-admin' });
+    const waiting = await h.insertAdult({ status: 'pending_approval', subject: 'canary-sub-race-approval' });
+    const mark = h.auditMark();
+    const approvals = await Promise.all([approveUser(admin, waiting.id, h.services.auth), approveUser(second, waiting.id, h.services.auth)]);
+    expect(approvals.map((result) => result.ok)).toEqual([true, true]);
+    const roles = await Promise.all([
+      changeUserRole(admin, waiting.id, 'author', h.services.auth),
+      changeUserRole(second, waiting.id, 'author', h.services.auth),
+    ]);
+    expect(roles.map((result) => result.ok)).toEqual([true, true]);
+    const events = h.auditAfter(mark).map((row) => row.eventType);
+    expect(events.filter((event) => event === 'user_approved')).toHaveLength(1);
+    expect(events.filter((event) => event === 'authz_change')).toHaveLength(1);
+  });
 });
 
 describe('who may administer', () => {
