@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { InvocationContext } from '@azure/functions';
 import { describe, expect, it } from 'vitest';
 import { LogSink } from '../../test/helpers/log-sink';
@@ -5,7 +7,7 @@ import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { currentLogContext } from '../logging/log-context';
 import { createLogger } from '../logging/logger';
 import { createInMemoryTelemetry } from '../telemetry/in-memory';
-import { backgroundHandler } from './background-handler';
+import { backgroundHandler, MAX_DEQUEUE_COUNT } from './background-handler';
 
 function setup() {
   const sink = new LogSink();
@@ -58,5 +60,27 @@ describe('backgroundHandler', () => {
       stack: expect.stringContaining('ECONNREFUSED'),
     });
     expect(telemetry.itemsOf('exception')).toHaveLength(1);
+  });
+});
+
+describe('the last try of a queue message', () => {
+  it('matches host.json and logs the move to the poison queue', async () => {
+    const hostJson = JSON.parse(readFileSync(path.resolve(__dirname, '../../host.json'), 'utf8')) as {
+      extensions: { queues: { maxDequeueCount: number } };
+    };
+    expect(MAX_DEQUEUE_COUNT).toBe(hostJson.extensions.queues.maxDequeueCount);
+    const sink = new LogSink();
+    const logger = createLogger({ service: 'notifications', level: 'info', destination: sink });
+    const telemetry = createInMemoryTelemetry();
+    const handler = backgroundHandler<unknown>('notification-fanout', { logger, telemetry }, async () => {
+      throw new Error('still failing');
+    });
+    for (const dequeueCount of [4, 5]) {
+      const context = new InvocationContext({ invocationId: `try-${dequeueCount}`, functionName: 'notification-fanout', triggerMetadata: { dequeueCount } });
+      await expect(handler({}, context)).rejects.toThrow('still failing');
+    }
+    const poison = sink.withMessage('message moved to the poison queue');
+    expect(poison).toHaveLength(1);
+    expect(poison[0]).toMatchObject({ level: 'error', errorCode: 'poison_message', dequeueCount: 5 });
   });
 });

@@ -5,6 +5,9 @@ import { runWithLogContext } from '../logging/log-context';
 import { errorFields, type Logger } from '../logging/logger';
 import type { Telemetry } from '../telemetry/telemetry';
 
+/** host.json `extensions.queues.maxDequeueCount`: the try after which a failing message is poisoned. */
+export const MAX_DEQUEUE_COUNT = 5;
+
 export interface BackgroundDeps {
   logger: Logger;
   telemetry: Telemetry;
@@ -35,6 +38,14 @@ export function backgroundHandler<TTrigger>(
           'background function failed',
         );
         deps.telemetry.trackException(error, { errorCode, functionName });
+        const dequeueCount = Number(context.triggerMetadata?.dequeueCount);
+        if (Number.isInteger(dequeueCount) && dequeueCount >= MAX_DEQUEUE_COUNT) {
+          // The host moves the message to `<queue>-poison` now; say so in the app's own log too.
+          deps.logger.error(
+            { functionName, invocationId: context.invocationId, errorCode: 'poison_message', dequeueCount, ...errorFields(error) },
+            'message moved to the poison queue',
+          );
+        }
         throw error;
       }
     });
