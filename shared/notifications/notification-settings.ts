@@ -21,7 +21,9 @@ export interface NotificationSettingsDeps {
 export async function registerDevice(user: User, token: string, deps: NotificationSettingsDeps): Promise<void> {
   const db = await deps.database.get();
   const now = deps.clock.now().toISOString();
-  await db.transaction((tx) => registerPushToken(tx, user.id, token, now));
+  const { movedFromUserId } = await db.transaction((tx) => registerPushToken(tx, user.id, token, now));
+  // A device changes hands (a family tablet) legitimately; a token taken over is still worth a trace.
+  if (movedFromUserId) deps.logger.info({ fromUserId: movedFromUserId }, 'push token moved from another account');
   deps.logger.info({ devices: await countPushTokens(db, user.id) }, 'push token registered');
 }
 

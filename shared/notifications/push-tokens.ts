@@ -19,11 +19,18 @@ export const pushTokenBody = z.strictObject({ token: z.string().max(256).regex(E
 
 /**
  * Registers `token` for `userId` (or moves it there from whoever had it: a token belongs to the
- * device's current user), then trims the user's devices to `MAX_DEVICES_PER_USER`.
+ * device's current user), then trims the user's devices to `MAX_DEVICES_PER_USER`. Resolves with
+ * the user the token was taken from, if any, so the move is on record.
  * Pass a transaction: the upsert and the trim belong together.
  */
-export async function registerPushToken(tx: SqlExecutor, userId: string, token: string, now: string): Promise<void> {
+export async function registerPushToken(
+  tx: SqlExecutor,
+  userId: string,
+  token: string,
+  now: string,
+): Promise<{ movedFromUserId: string | null }> {
   const values = { token, userId, now };
+  const [previous] = await tx.query<{ userId: string }>('SELECT userId FROM PushTokens WHERE token = @token', { token });
   const move = () => tx.execute('UPDATE PushTokens SET userId = @userId, updatedAt = @now WHERE token = @token', values);
   if ((await move()) === 0) {
     try {
@@ -35,6 +42,7 @@ export async function registerPushToken(tx: SqlExecutor, userId: string, token: 
     }
   }
   await trimDevices(tx, userId);
+  return { movedFromUserId: previous && previous.userId !== userId ? previous.userId : null };
 }
 
 /** Removes `token` if it is registered to `userId`; someone else's token is left alone. Resolves whether a row went. */
