@@ -44,6 +44,10 @@ export async function changePreferences(user: User, patch: PreferencesPatch, dep
   const db = await deps.database.get();
   const now = deps.clock.now().toISOString();
   const preferences = await db.transaction((tx) => updatePreferences(tx, user.id, patch, now));
-  deps.logger.info({ ...preferences }, 'notification preferences changed');
+  // Not `email`/`sms` as field names: the logger redacts those as contact data.
+  deps.logger.info(
+    { pushEnabled: preferences.push, smsEnabled: preferences.sms, emailEnabled: preferences.email },
+    'notification preferences changed',
+  );
   return preferences;
 }
