@@ -1,9 +1,8 @@
-import { writeAudit } from '../audit/write-audit';
 import { problem, type Problem } from '../errors/problem';
 import type { Session } from '../sessions/session';
-import { endSession, findSessionById, touchSession } from '../sessions/session-store';
+import { expireSession } from '../sessions/expire-session';
+import { findSessionById, touchSession } from '../sessions/session-store';
 import { parseSessionToken, sessionSecretMatches } from '../sessions/session-token';
-import { sessionDurationSeconds } from '../sessions/start-session';
 import type { User } from '../users/user';
 import { findUserById } from '../users/user-store';
 import type { AuthDeps } from './auth-deps';
@@ -36,23 +35,7 @@ export async function authenticateSession(authorization: string | null, deps: Au
   const now = deps.clock.now();
   const expiry = expiryReason(session, now);
   if (expiry) {
-    await db.transaction(async (tx) => {
-      if (!(await endSession(tx, session.id, expiry, now.toISOString()))) return;
-      await writeAudit(
-        tx,
-        {
-          eventType: 'session_expired',
-          outcome: 'success',
-          actorUserId: null,
-          subjectUserId: session.userId,
-          targetType: 'session',
-          targetId: session.id,
-          reason: expiry,
-          details: { durationSeconds: sessionDurationSeconds(session, now), accountType: session.accountType },
-        },
-        deps,
-      );
-    });
+    await db.transaction((tx) => expireSession(tx, session, expiry, now, deps));
     deps.logger.info({ reason: expiry, accountType: session.accountType }, 'session expired');
     return unauthenticated();
   }

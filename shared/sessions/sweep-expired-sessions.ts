@@ -1,12 +1,11 @@
 import type { SessionExpiryReason } from '../audit/audit-event';
-import { writeAudit } from '../audit/write-audit';
 import type { DatabaseProvider } from '../db/lazy-database';
 import type { Logger } from '../logging/logger';
 import type { Clock } from '../ports/clock';
 import type { Random } from '../ports/random';
 import type { Session } from './session';
-import { endSession, findExpiredOpenSessions } from './session-store';
-import { sessionDurationSeconds } from './start-session';
+import { expireSession } from './expire-session';
+import { findExpiredOpenSessions } from './session-store';
 
 /**
  * The hourly session sweep (contract sections 5 and 11): sessions whose idle or absolute lifetime
@@ -63,24 +62,7 @@ export async function sweepExpiredSessions(deps: SessionSweepDeps, options: Sess
     const expired = await findExpiredOpenSessions(db, now.toISOString(), batchSize);
     for (const session of expired) {
       const expiry = expiryOf(session);
-      const ended = await db.transaction(async (tx) => {
-        if (!(await endSession(tx, session.id, expiry.reason, expiry.at.toISOString()))) return false;
-        await writeAudit(
-          tx,
-          {
-            eventType: 'session_expired',
-            outcome: 'success',
-            actorUserId: null,
-            subjectUserId: session.userId,
-            targetType: 'session',
-            targetId: session.id,
-            reason: expiry.reason,
-            details: { durationSeconds: sessionDurationSeconds(session, expiry.at), accountType: session.accountType, sweep: true },
-          },
-          deps,
-        );
-        return true;
-      });
+      const ended = await db.transaction((tx) => expireSession(tx, session, expiry.reason, expiry.at, deps, { sweep: true }));
       if (ended) result[expiry.reason] += 1;
     }
     if (expired.length < batchSize) break;
