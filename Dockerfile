@@ -14,7 +14,6 @@ COPY functions ./functions
 COPY shared ./shared
 COPY devhost ./devhost
 COPY scripts ./scripts
-COPY bench ./bench
 RUN npm run build && npm prune --omit=dev --omit=optional --no-audit --no-fund
 
 # --- runtime ---

@@ -1,4 +1,7 @@
 import { ARGON2ID_PARAMS } from '../shared/auth/child/secret-hasher';
+import type { FanoutMeasurement } from './fanout';
+import { renderFanoutSection } from './fanout-report';
+import { mib, ms, table } from './markdown';
 import type { Argon2VersusSignIn, BurstMemory, LatencySummary, UnknownVersusWrong } from './scenarios';
 
 export interface BenchResults {
@@ -14,16 +17,11 @@ export interface BenchResults {
   timing: UnknownVersusWrong;
   /** The burst ran on a fresh host; the first host's RSS is kept for comparison. */
   memory: BurstMemory & { startBytes: number; afterRunsBytes: number };
+  fanout: FanoutMeasurement;
 }
 
 /** The contract's bound for unknown-username against wrong-secret response times. */
 export const TIMING_TOLERANCE = 0.1;
-
-const ms = (value: number): string => value.toFixed(value < 10 ? 2 : 1);
-const mib = (bytes: number): string => (bytes / 1024 ** 2).toFixed(1);
-const row = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
-const table = (header: readonly string[], rows: readonly (readonly string[])[], rightAligned = header.length - 1): string =>
-  [row(header), row(header.map((_, i) => (i >= header.length - rightAligned ? '---:' : '---'))), ...rows.map(row)].join('\n');
 
 /** The results as a markdown document: what was measured, where, and the numbers. */
 export function renderReport(r: BenchResults): string {
@@ -50,7 +48,7 @@ export function renderReport(r: BenchResults): string {
     `- Date: ${r.date.toISOString()}`,
     `- Machine: ${r.machine}`,
     `- Load average (1 min) when the run started: ${r.loadBefore.toFixed(2)}`,
-    '- Host: the project\'s local host (`dist/devhost/main.js`), SQLite, `APP_ENV=test`, `LOG_LEVEL=info` (one log line per',
+    '- Host of the HTTP sections: the project\'s local host (`dist/devhost/main.js`), SQLite, `APP_ENV=test`, `LOG_LEVEL=info` (one log line per',
     '  request, drained unread), ID tokens verified against a JWKS server on 127.0.0.1. The client runs on the same',
     '  machine, over keep-alive HTTP, and shares its CPU: absolute numbers are a floor for this machine, not a capacity plan.',
     '',
@@ -107,5 +105,6 @@ export function renderReport(r: BenchResults): string {
     '',
     `RSS of the host process. Peak: the highest of ${m.readings} readings every 20 ms and, on Linux, the kernel's high-water mark (VmHWM, reset just before the burst). The burst runs on a freshly started host with the same database, so memory the allocator kept from earlier runs does not hide what the burst needs.`,
     '',
+    ...renderFanoutSection(r.fanout),
   ].join('\n');
 }
