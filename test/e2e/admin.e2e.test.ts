@@ -1,54 +1,31 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../helpers/api-client';
+import type { ApiClient } from '../helpers/api-client';
+import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';
-import { generateSigningKey, idTokenClaims, jwksOf, mintIdToken, type TestSigningKey } from '../helpers/id-tokens';
-import { startJwksServer, type JwksServer } from '../helpers/jwks-server';
-import { startLocalHost, type LocalHost } from '../helpers/local-host';
+import type { LocalHost } from '../helpers/local-host';
 import { auditRows } from '../helpers/sqlite-reader';
 
 /**
  * Approval and role changes over real HTTP: new adults wait for approval, an administrator
  * approves them and changes roles, and every step is audited and logged.
  */
-const ISSUER = 'https://idp.admin.test/';
-const AUDIENCE = 'api://admin-test';
-
-let workDir: string;
-let databaseFile: string;
-let key: TestSigningKey;
-let jwks: JwksServer;
+let env: AuthTestHost;
 let host: LocalHost;
 let api: ApiClient;
+let databaseFile: string;
 const canaries = new CanaryTracker();
 
 function idToken(sub: string, extra: Record<string, unknown> = {}): string {
-  return mintIdToken(key, idTokenClaims({ issuer: ISSUER, audience: AUDIENCE, now: new Date() }, { sub, ...extra }));
+  return env.idToken(sub, extra);
 }
 
 beforeAll(async () => {
-  workDir = mkdtempSync(path.join(tmpdir(), 'admin-e2e-'));
-  databaseFile = path.join(workDir, 'platform.sqlite');
-  key = generateSigningKey();
-  jwks = await startJwksServer(jwksOf(key));
-  host = await startLocalHost({
-    APP_ENV: 'test',
-    SQLITE_PATH: databaseFile,
-    IDP_JWKS_URI: jwks.url,
-    IDP_ISSUER: ISSUER,
-    IDP_AUDIENCE: AUDIENCE,
-    NEW_USER_STATUS: 'pending_approval',
-    BOOTSTRAP_ADMIN_SUBJECTS: 'root-admin',
-  });
-  api = new ApiClient(host.baseUrl, canaries);
+  env = await startAuthTestHost('admin', canaries, { NEW_USER_STATUS: 'pending_approval', BOOTSTRAP_ADMIN_SUBJECTS: 'root-admin' });
+  ({ host, api, databaseFile } = env);
 });
 
 afterAll(async () => {
-  await host?.stop();
-  await jwks?.close();
-  rmSync(workDir, { recursive: true, force: true });
+  await env?.stop();
 });
 
 describe('approval of new adults', () => {

@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CanaryTracker } from '../helpers/canaries';
-import { attackTokens, generateSigningKey, idTokenClaims, jwksOf, mintIdToken, type TestSigningKey } from '../helpers/id-tokens';
+import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
+import { attackTokens, idTokenClaims, jwksOf, mintIdToken, type TestSigningKey } from '../helpers/id-tokens';
 import { startJwksServer, type JwksServer } from '../helpers/jwks-server';
 import { startLocalHost, type LocalHost } from '../helpers/local-host';
 import { auditRows } from '../helpers/sqlite-reader';
@@ -12,10 +12,11 @@ import { auditRows } from '../helpers/sqlite-reader';
  * The adult sign-in, `me` and sign-out over real HTTP through the local host, against a JWKS
  * server on 127.0.0.1 and tokens minted here.
  */
-const ISSUER = 'https://idp.test.example/';
-const AUDIENCE = 'api://community-platform-test';
 const JSON_SUITE = path.resolve(__dirname, '../../../shared/testdata/json-test-suite/test_parsing');
 
+let env: AuthTestHost;
+let ISSUER: string;
+let AUDIENCE: string;
 let workDir: string;
 let key: TestSigningKey;
 let jwks: JwksServer;
@@ -49,24 +50,12 @@ function bearer(sessionToken: string): Record<string, string> {
 }
 
 beforeAll(async () => {
-  workDir = mkdtempSync(path.join(tmpdir(), 'adult-auth-e2e-'));
-  databaseFile = path.join(workDir, 'platform.sqlite');
-  key = generateSigningKey();
-  jwks = await startJwksServer(jwksOf(key));
-  host = await startLocalHost({
-    APP_ENV: 'test',
-    SQLITE_PATH: databaseFile,
-    IDP_JWKS_URI: jwks.url,
-    IDP_ISSUER: ISSUER,
-    IDP_AUDIENCE: AUDIENCE,
-    BOOTSTRAP_ADMIN_SUBJECTS: 'founding-admin',
-  });
+  env = await startAuthTestHost('adult-auth', canaries, { BOOTSTRAP_ADMIN_SUBJECTS: 'founding-admin' });
+  ({ host, jwks, key, workDir, databaseFile, issuer: ISSUER, audience: AUDIENCE } = env);
 });
 
 afterAll(async () => {
-  await host?.stop();
-  await jwks?.close();
-  rmSync(workDir, { recursive: true, force: true });
+  await env?.stop();
 });
 
 describe('POST /api/v1/auth/session', () => {

@@ -1,11 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../helpers/api-client';
 import { CanaryTracker } from '../helpers/canaries';
-import { generateSigningKey, idTokenClaims, jwksOf, mintIdToken, type TestSigningKey } from '../helpers/id-tokens';
-import { startJwksServer, type JwksServer } from '../helpers/jwks-server';
+import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { startLocalHost, type LocalHost } from '../helpers/local-host';
 import { auditRows, readRows } from '../helpers/sqlite-reader';
 
@@ -14,35 +12,18 @@ import { auditRows, readRows } from '../helpers/sqlite-reader';
  * children, children sign in with a PIN or password, throttling answers 429, and two hosts on one
  * database share the counters.
  */
-const ISSUER = 'https://idp.children.test/';
-const AUDIENCE = 'api://children-test';
 const JSON_SUITE = path.resolve(__dirname, '../../../shared/testdata/json-test-suite/test_parsing');
 
-let workDir: string;
+let env: AuthTestHost;
 let databaseFile: string;
-let key: TestSigningKey;
-let jwks: JwksServer;
 let host: LocalHost;
 let api: ApiClient;
 const canaries = new CanaryTracker();
 let parentToken: string;
 let parentId: string;
 
-function hostEnv(): Record<string, string> {
-  return {
-    APP_ENV: 'test',
-    SQLITE_PATH: databaseFile,
-    IDP_JWKS_URI: jwks.url,
-    IDP_ISSUER: ISSUER,
-    IDP_AUDIENCE: AUDIENCE,
-    TRUST_PROXY_HOPS: '1',
-    CHILD_SECRET_PEPPER: 'e2e-pepper-0123456789abcdef0123456789',
-  };
-}
-
 async function newParent(sub: string): Promise<{ token: string; userId: string }> {
-  const idToken = mintIdToken(key, idTokenClaims({ issuer: ISSUER, audience: AUDIENCE, now: new Date() }, { sub }));
-  const { token, userId, response } = await api.signInAdult(idToken);
+  const { token, userId, response } = await api.signInAdult(env.idToken(sub));
   expect(response.status).toBe(200);
   return { token, userId };
 }
@@ -55,19 +36,16 @@ function fromNewAddress(): Record<string, string> {
 }
 
 beforeAll(async () => {
-  workDir = mkdtempSync(path.join(tmpdir(), 'child-auth-e2e-'));
-  databaseFile = path.join(workDir, 'platform.sqlite');
-  key = generateSigningKey();
-  jwks = await startJwksServer(jwksOf(key));
-  host = await startLocalHost(hostEnv());
-  api = new ApiClient(host.baseUrl, canaries);
+  env = await startAuthTestHost('children', canaries, {
+    TRUST_PROXY_HOPS: '1',
+    CHILD_SECRET_PEPPER: 'e2e-pepper-0123456789abcdef0123456789',
+  });
+  ({ host, api, databaseFile } = env);
   ({ token: parentToken, userId: parentId } = await newParent('parent-children'));
 });
 
 afterAll(async () => {
-  await host?.stop();
-  await jwks?.close();
-  rmSync(workDir, { recursive: true, force: true });
+  await env?.stop();
 });
 
 describe('child accounts', () => {
@@ -248,7 +226,7 @@ describe('child sign-in', () => {
 
 describe('two hosts on one database', () => {
   it('share the sign-in throttle', async () => {
-    const second = await startLocalHost(hostEnv());
+    const second = await startLocalHost(env.hostEnv);
     try {
       const secondApi = new ApiClient(second.baseUrl, canaries);
       for (let attempt = 0; attempt < 3; attempt += 1) {
