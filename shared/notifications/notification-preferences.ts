@@ -39,8 +39,9 @@ export async function readPreferences(db: SqlExecutor, userId: string): Promise<
 
 /**
  * Applies `patch` to the stored preferences (creating the row on the first change) and returns the
- * result. Runs in the caller's transaction: read, merge and write are one unit, and a racing first
- * insert by another request turns into an update.
+ * result. Only the patched columns are written, each in one statement (`COALESCE(@x, x)`), so two
+ * requests changing different channels at once both keep their change on either engine; a racing
+ * first insert by another request turns into that same update.
  */
 export async function updatePreferences(
   tx: SqlExecutor,
@@ -48,31 +49,30 @@ export async function updatePreferences(
   patch: PreferencesPatch,
   now: string,
 ): Promise<NotificationPreferences> {
-  const current = await readPreferences(tx, userId);
-  const next: NotificationPreferences = {
-    push: patch.push ?? current.push,
-    sms: patch.sms ?? current.sms,
-    email: patch.email ?? current.email,
-  };
-  const values = { userId, push: next.push, sms: next.sms, email: next.email, now };
+  const changes = { userId, push: patch.push ?? null, sms: patch.sms ?? null, email: patch.email ?? null, now };
   const update = () =>
     tx.execute(
-      'UPDATE NotificationPreferences SET push = @push, sms = @sms, email = @email, updatedAt = @now WHERE userId = @userId',
-      values,
+      `UPDATE NotificationPreferences
+       SET push = COALESCE(@push, push), sms = COALESCE(@sms, sms), email = COALESCE(@email, email), updatedAt = @now
+       WHERE userId = @userId`,
+      changes,
     );
   if ((await update()) === 0) {
     try {
-      await tx.execute(
-        'INSERT INTO NotificationPreferences (userId, push, sms, email, updatedAt) VALUES (@userId, @push, @sms, @email, @now)',
-        values,
-      );
+      await tx.execute('INSERT INTO NotificationPreferences (userId, push, sms, email, updatedAt) VALUES (@userId, @push, @sms, @email, @now)', {
+        userId,
+        push: patch.push ?? DEFAULT_PREFERENCES.push,
+        sms: patch.sms ?? DEFAULT_PREFERENCES.sms,
+        email: patch.email ?? DEFAULT_PREFERENCES.email,
+        now,
+      });
     } catch (error) {
-      // Another request created the row between our update and insert: ours is the later write.
+      // Another request created the row between our update and insert: apply ours on top of it.
       if (!(error instanceof UniqueViolationError)) throw error;
       await update();
     }
   }
-  return next;
+  return readPreferences(tx, userId);
 }
 
 /** A stored flag: 1/0 on both engines (bit is normalised to 1/0 by the SQL Server adapter). */

@@ -1,0 +1,234 @@
+import { describe, expect, it } from 'vitest';
+import { insertAnnouncement } from '../../shared/announcements/announcement-store';
+import type { Database } from '../../shared/db/database';
+import {
+  claimDeliveries,
+  claimDelivery,
+  deliveriesOf,
+  finishDelivery,
+  releaseDelivery,
+  type DeliveryKey,
+  type DeliveryRow,
+} from '../../shared/notifications/delivery-ledger';
+import { deletePushTicket, recordPushTickets, ticketsSentBefore, type PushTicket } from '../../shared/notifications/push-tickets';
+import { refundSms, reserveSms, spentUsd, type SmsReservation, type SmsSpendSettings } from '../../shared/notifications/sms-spend-guard';
+import { insertUser } from '../../shared/users/user-store';
+import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
+import type { TestDatabaseFactory } from './test-databases';
+
+const NOW = '2031-05-10T08:00:00.000Z';
+const LEASE = '2031-05-10T08:05:00.000Z';
+const ANNOUNCEMENT = numberedId(1, 'a');
+const USER = numberedId(1);
+const OTHER_USER = numberedId(2);
+/** A cap of ten SMS: 80 % is reached by the 8th. */
+const TEN_SMS: SmsSpendSettings = { monthlyCapUsd: 0.3, unitCostUsd: 0.03 };
+
+async function seed(db: Database): Promise<void> {
+  await insertUser(db, adultUser(1));
+  await insertUser(db, adultUser(2));
+  await insertAnnouncement(db, {
+    id: ANNOUNCEMENT,
+    authorId: USER,
+    title: 'Bake sale moved',
+    body: 'To the gym.',
+    channels: ['push', 'sms', 'email'],
+    status: 'published',
+    rejectionReason: null,
+    createdAt: NOW,
+    updatedAt: NOW,
+    submittedAt: NOW,
+    reviewedAt: NOW,
+    reviewedBy: USER,
+    publishedAt: NOW,
+    publishedBy: USER,
+    fanoutEnqueuedAt: NOW,
+  });
+}
+
+function pendingRow(key: DeliveryKey, overrides: Partial<DeliveryRow> = {}): DeliveryRow {
+  return {
+    ...key,
+    result: 'pending',
+    attempts: 1,
+    providerCode: null,
+    providerMessageId: null,
+    claimedUntil: LEASE,
+    createdAt: NOW,
+    updatedAt: NOW,
+    ...overrides,
+  };
+}
+
+/**
+ * Registers the contract suite of the fan-out's bookkeeping stores (`shared/notifications`: the
+ * delivery ledger, the SMS spend guard and the push tickets) for one engine.
+ * @param name the engine, shown in the suite's title.
+ * @param factory the suite's database.
+ */
+export function describeNotificationDeliveryContract(name: string, factory: TestDatabaseFactory): void {
+  describe(`Notification delivery stores contract: ${name}`, () => {
+    const database = migratedDatabasePerSuite(factory);
+    const key: DeliveryKey = { announcementId: ANNOUNCEMENT, userId: USER, channel: 'sms' };
+
+    describe('delivery ledger', () => {
+      it('claims a new row as pending under a lease, and reads it back exactly', async () => {
+        const db = database();
+        await seed(db);
+        expect(await claimDelivery(db, key, NOW, LEASE)).toBe('claimed');
+        expect(await deliveriesOf(db, ANNOUNCEMENT)).toEqual([pendingRow(key)]);
+        expect(await deliveriesOf(db, numberedId(2, 'a'))).toEqual([]);
+      });
+
+      it('leaves a row under a live lease to its holder, and reclaims it from the instant the lease ends', async () => {
+        const db = database();
+        await seed(db);
+        await claimDelivery(db, key, NOW, LEASE);
+        expect(await claimDelivery(db, key, isoAfter(LEASE, -1), isoAfter(LEASE, 60_000))).toBe('busy');
+        const nextLease = isoAfter(LEASE, 300_000);
+        expect(await claimDelivery(db, key, LEASE, nextLease)).toBe('claimed');
+        expect(await deliveriesOf(db, ANNOUNCEMENT)).toEqual([pendingRow(key, { attempts: 2, claimedUntil: nextLease, updatedAt: LEASE })]);
+      });
+
+      it('never claims a finished row again, and keeps what the provider said (cut to the column sizes)', async () => {
+        const db = database();
+        await seed(db);
+        await claimDelivery(db, key, NOW, LEASE);
+        const finished = isoAfter(NOW, 1500);
+        const providerCode = 'c'.repeat(70);
+        const providerMessageId = `Msg-${'Ab9'.repeat(50)}`;
+        await finishDelivery(db, key, { result: 'provider_error', providerCode, providerMessageId }, finished);
+        expect(await claimDelivery(db, key, isoAfter(LEASE, 1), isoAfter(LEASE, 2))).toBe('done');
+        await releaseDelivery(db, key, isoAfter(LEASE, 3), 'http_500');
+        expect(await deliveriesOf(db, ANNOUNCEMENT)).toEqual([
+          pendingRow(key, {
+            result: 'provider_error',
+            providerCode: providerCode.slice(0, 64),
+            providerMessageId: providerMessageId.slice(0, 128),
+            claimedUntil: null,
+            updatedAt: finished,
+          }),
+        ]);
+      });
+
+      it('claims a released row again at once, keeping the last provider code when the release has none', async () => {
+        const db = database();
+        await seed(db);
+        await claimDelivery(db, key, NOW, LEASE);
+        const released = isoAfter(NOW, 10);
+        await releaseDelivery(db, key, released, 'http_503');
+        await releaseDelivery(db, key, isoAfter(released, 1));
+        expect(await deliveriesOf(db, ANNOUNCEMENT)).toEqual([
+          pendingRow(key, { providerCode: 'http_503', claimedUntil: isoAfter(released, 1), updatedAt: isoAfter(released, 1) }),
+        ]);
+        expect(await claimDelivery(db, key, isoAfter(released, 1), LEASE)).toBe('claimed');
+        expect((await deliveriesOf(db, ANNOUNCEMENT))[0]).toMatchObject({ attempts: 2, claimedUntil: LEASE, providerCode: 'http_503' });
+      });
+
+      it('keeps one row per announcement, user and channel: a key claimed twice is busy the second time', async () => {
+        const db = database();
+        await seed(db);
+        const keys: DeliveryKey[] = [
+          { ...key, channel: 'sms' },
+          { ...key, channel: 'email' },
+          { ...key, userId: OTHER_USER, channel: 'push' },
+          { ...key, channel: 'sms' },
+        ];
+        expect(await claimDeliveries(db, keys, NOW, LEASE)).toEqual(['claimed', 'claimed', 'claimed', 'busy']);
+        expect(await deliveriesOf(db, ANNOUNCEMENT)).toEqual([
+          pendingRow({ ...key, channel: 'email' }),
+          pendingRow({ ...key, channel: 'sms' }),
+          pendingRow({ ...key, userId: OTHER_USER, channel: 'push' }),
+        ]);
+        expect(await claimDeliveries(db, [], NOW, LEASE)).toEqual([]);
+      });
+
+      it('gives exactly one of two racing first claims the row', async () => {
+        const db = database();
+        await seed(db);
+        const claims = await Promise.all([claimDelivery(db, key, NOW, LEASE), claimDelivery(db, key, NOW, LEASE)]);
+        expect([...claims].sort()).toEqual(['busy', 'claimed']);
+        expect(await deliveriesOf(db, ANNOUNCEMENT)).toEqual([pendingRow(key)]);
+      });
+    });
+
+    describe('SMS spend guard', () => {
+      const reserveMany = async (db: Database, count: number, settings: SmsSpendSettings, now: Date) => {
+        const results: SmsReservation[] = [];
+        for (let n = 0; n < count; n += 1) results.push(await reserveSms(db, settings, now));
+        return results;
+      };
+
+      it('never lets racing reservations pass the cap; warns once and reports the cap once', async () => {
+        const db = database();
+        const now = new Date('2031-05-10T08:00:00.000Z');
+        const results = await Promise.all(Array.from({ length: 25 }, () => reserveSms(db, TEN_SMS, now)));
+        expect(results.filter((result) => result.ok)).toHaveLength(10);
+        expect(results.filter((result) => result.ok && result.warning)).toEqual([
+          { ok: true, month: '2031-05', warning: { spentUsd: expect.any(Number), capUsd: 0.3 } },
+        ]);
+        expect(results.filter((result) => !result.ok && result.capReached)).toEqual([
+          { ok: false, month: '2031-05', capReached: { spentUsd: 0.3, capUsd: 0.3 } },
+        ]);
+        expect(await spentUsd(db, '2031-05')).toBe(0.3);
+      });
+
+      it('warns on the reservation that reaches 80 %, gives refunds back, and keeps months apart', async () => {
+        const db = database();
+        const may = new Date('2031-05-31T23:59:59.999Z');
+        const results = await reserveMany(db, 10, TEN_SMS, may);
+        expect(results.map((result) => result.ok && result.warning !== undefined)).toEqual([...Array<boolean>(7).fill(false), true, false, false]);
+        expect(results[7]).toEqual({ ok: true, month: '2031-05', warning: { spentUsd: 0.24, capUsd: 0.3 } });
+        await refundSms(db, TEN_SMS, '2031-05', may);
+        expect(await spentUsd(db, '2031-05')).toBe(0.27);
+        expect(await reserveSms(db, TEN_SMS, may)).toEqual({ ok: true, month: '2031-05' });
+        expect(await reserveSms(db, TEN_SMS, may)).toEqual({ ok: false, month: '2031-05', capReached: { spentUsd: 0.3, capUsd: 0.3 } });
+
+        const june = new Date('2031-06-01T00:00:00.000Z');
+        expect(await reserveSms(db, TEN_SMS, june)).toEqual({ ok: true, month: '2031-06' });
+        expect(await spentUsd(db, '2031-06')).toBe(0.03);
+        expect(await spentUsd(db, '2031-07')).toBe(0);
+        // A refund never takes a month below zero.
+        await refundSms(db, TEN_SMS, '2031-07', june);
+        expect(await spentUsd(db, '2031-07')).toBe(0);
+      });
+
+      it('counts amounts past 2^31 millionths exactly', async () => {
+        const db = database();
+        const big: SmsSpendSettings = { monthlyCapUsd: 5000, unitCostUsd: 2500 };
+        const now = new Date('2031-08-15T12:00:00.000Z');
+        expect(await reserveSms(db, big, now)).toEqual({ ok: true, month: '2031-08' });
+        expect(await reserveSms(db, big, now)).toEqual({ ok: true, month: '2031-08', warning: { spentUsd: 5000, capUsd: 5000 } });
+        expect(await reserveSms(db, big, now)).toEqual({ ok: false, month: '2031-08', capReached: { spentUsd: 5000, capUsd: 5000 } });
+        expect(await spentUsd(db, '2031-08')).toBe(5000);
+      });
+    });
+
+    describe('push tickets', () => {
+      const ticket = (ticketId: string, sentAt: string, overrides: Partial<PushTicket> = {}): PushTicket => ({
+        ticketId,
+        token: 'ExponentPushToken[AbCdEf-123]',
+        userId: USER,
+        announcementId: ANNOUNCEMENT,
+        sentAt,
+        ...overrides,
+      });
+
+      it('keeps a ticket seen twice once, and hands them out oldest first up to the limit', async () => {
+        const db = database();
+        await seed(db);
+        const tickets = [
+          ticket('t-3', isoAfter(NOW, 2000)),
+          ticket('t-2', NOW, { userId: OTHER_USER, token: 'ExponentPushToken[abcdef-123]' }),
+          ticket('t-1', NOW),
+          ticket('t-4', isoAfter(NOW, 2001)),
+        ];
+        await db.transaction((tx) => recordPushTickets(tx, [...tickets, ticket('t-1', isoAfter(NOW, 9))]));
+        expect(await ticketsSentBefore(db, isoAfter(NOW, 2000), 10)).toEqual([tickets[2], tickets[1], tickets[0]]);
+        expect(await ticketsSentBefore(db, isoAfter(NOW, 2000), 2)).toEqual([tickets[2], tickets[1]]);
+        await deletePushTicket(db, 't-1');
+        expect((await ticketsSentBefore(db, isoAfter(NOW, 5000), 10)).map((row) => row.ticketId)).toEqual(['t-2', 't-3', 't-4']);
+      });
+    });
+  });
+}
