@@ -1,4 +1,3 @@
-import { finishDelivery } from './delivery-ledger';
 import type { DeliveryContext } from './delivery-context';
 import { reportAttempt, reportRetry } from './delivery-report';
 import { markEmailHardBounce } from './email-hard-bounces';
@@ -24,15 +23,11 @@ export async function deliverEmail(ctx: DeliveryContext, recipient: Recipient): 
   const now = ctx.now().toISOString();
   switch (outcome.result) {
     case 'success':
-      await finishDelivery(ctx.db, key, { result: 'success', providerMessageId: outcome.providerMessageId }, now);
-      ctx.settled(key, 'success');
-      reportAttempt(ctx.deps, facts, { result: 'success', tries });
+      await ctx.finish(key, { result: 'success', providerMessageId: outcome.providerMessageId }, facts, tries);
       return;
     case 'hard_bounce':
       await markEmailHardBounce(ctx.db, email, outcome.code, now);
-      await finishDelivery(ctx.db, key, { result: 'hard_bounce', providerCode: outcome.code }, now);
-      ctx.settled(key, 'hard_bounce');
-      reportAttempt(ctx.deps, facts, { result: 'hard_bounce', providerCode: outcome.code, tries });
+      await ctx.finish(key, { result: 'hard_bounce', providerCode: outcome.code }, facts, tries);
       return;
     case 'provider_error':
       if (outcome.transient) {
@@ -40,14 +35,10 @@ export async function deliverEmail(ctx: DeliveryContext, recipient: Recipient): 
         reportAttempt(ctx.deps, facts, { result: 'provider_error', providerCode: outcome.code, tries, transient: true });
         return;
       }
-      await finishDelivery(ctx.db, key, { result: 'provider_error', providerCode: outcome.code }, now);
-      ctx.settled(key, 'provider_error');
-      reportAttempt(ctx.deps, facts, { result: 'provider_error', providerCode: outcome.code, tries });
+      await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
       return;
     case 'stale_token':
       // Not an e-mail answer: an adapter bug, recorded as a provider error.
-      await finishDelivery(ctx.db, key, { result: 'provider_error', providerCode: outcome.code }, now);
-      ctx.settled(key, 'provider_error');
-      reportAttempt(ctx.deps, facts, { result: 'provider_error', providerCode: outcome.code, tries });
+      await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
   }
 }

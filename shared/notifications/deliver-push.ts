@@ -1,4 +1,3 @@
-import { finishDelivery } from './delivery-ledger';
 import type { DeliveryContext } from './delivery-context';
 import { reportAttempt, reportPushMessage, reportRetry, reportStaleToken } from './delivery-report';
 import type { DeliveryOutcome, PushMessage } from './providers/delivery';
@@ -83,9 +82,7 @@ async function settleUser(ctx: DeliveryContext, userId: string, sent: readonly {
   const tries = Math.max(...sent.map((s) => s.tries));
   const success = sent.find((s) => s.outcome.result === 'success')?.outcome;
   if (success?.result === 'success') {
-    await finishDelivery(ctx.db, key, { result: 'success', providerMessageId: success.providerMessageId }, ctx.now().toISOString());
-    ctx.settled(key, 'success');
-    reportAttempt(ctx.deps, facts, { result: 'success', tries }, { event: false });
+    await ctx.finish(key, { result: 'success', providerMessageId: success.providerMessageId }, facts, tries, { event: false });
     return;
   }
   const errors = sent.map((s) => s.outcome).filter((o): o is Extract<DeliveryOutcome, { result: 'provider_error' }> => o.result === 'provider_error');
@@ -98,7 +95,5 @@ async function settleUser(ctx: DeliveryContext, userId: string, sent: readonly {
   const permanent = errors[0];
   const result = permanent ? 'provider_error' : 'stale_token';
   const providerCode = permanent?.code ?? (sent[0]?.outcome as { code?: string } | undefined)?.code ?? 'DeviceNotRegistered';
-  await finishDelivery(ctx.db, key, { result, providerCode }, ctx.now().toISOString());
-  ctx.settled(key, result);
-  reportAttempt(ctx.deps, facts, { result, providerCode, tries }, { event: false });
+  await ctx.finish(key, { result, providerCode }, facts, tries, { event: false });
 }

@@ -67,9 +67,7 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
   const now = ctx.now().toISOString();
   switch (outcome.result) {
     case 'success':
-      await finishDelivery(ctx.db, key, { result: 'success', providerMessageId: outcome.providerMessageId }, now);
-      ctx.settled(key, 'success');
-      reportAttempt(ctx.deps, facts, { result: 'success', tries });
+      await ctx.finish(key, { result: 'success', providerMessageId: outcome.providerMessageId }, facts, tries);
       return;
     case 'provider_error':
       if (outcome.transient) {
@@ -84,14 +82,10 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
         reportOptedOut(ctx.deps, facts, 'provider_stop');
         return;
       }
-      await finishDelivery(ctx.db, key, { result: 'provider_error', providerCode: outcome.code }, now);
-      ctx.settled(key, 'provider_error');
-      reportAttempt(ctx.deps, facts, { result: 'provider_error', providerCode: outcome.code, tries });
+      await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
       return;
     default:
       // Hard bounces and stale tokens are not SMS answers: an adapter bug, recorded as a provider error.
-      await finishDelivery(ctx.db, key, { result: 'provider_error', providerCode: outcome.code }, now);
-      ctx.settled(key, 'provider_error');
-      reportAttempt(ctx.deps, facts, { result: 'provider_error', providerCode: outcome.code, tries });
+      await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
   }
 }

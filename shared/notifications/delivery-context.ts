@@ -1,6 +1,7 @@
 import type { ConcurrencyLimit } from '../auth/child/concurrency-limit';
 import type { Database } from '../db/database';
-import { claimDeliveries, releaseDelivery, type DeliveryKey, type DeliveryResult } from './delivery-ledger';
+import { claimDeliveries, finishDelivery, releaseDelivery, type DeliveryKey, type DeliveryResult } from './delivery-ledger';
+import { reportAttempt, type DeliveryFacts } from './delivery-report';
 import { DELIVERY_LEASE_MS, type FanoutDeps } from './fanout-deps';
 import type { Channel } from './providers/delivery';
 
@@ -57,6 +58,22 @@ export class DeliveryContext {
       }
     });
     return held;
+  }
+
+  /**
+   * A provider answered for good: the ledger row gets its final result, the tally counts it, and
+   * the attempt is logged (with its `notification.delivery` event unless `event: false`).
+   */
+  async finish(
+    key: DeliveryKey,
+    outcome: { result: Exclude<DeliveryResult, 'opted_out' | 'budget_exceeded'>; providerCode?: string; providerMessageId?: string | undefined },
+    facts: DeliveryFacts,
+    tries: number,
+    options: { event?: boolean } = {},
+  ): Promise<void> {
+    await finishDelivery(this.db, key, outcome, this.now().toISOString());
+    this.settled(key, outcome.result);
+    reportAttempt(this.deps, facts, { result: outcome.result, tries, ...(outcome.providerCode ? { providerCode: outcome.providerCode } : {}) }, options);
   }
 
   /** The row got its final result (already written by the caller). */
