@@ -1,5 +1,5 @@
 import type { DeliveryContext } from './delivery-context';
-import { reportAttempt, reportRetry } from './delivery-report';
+import { reportRetry } from './delivery-report';
 import { markEmailHardBounce } from './email-hard-bounces';
 import type { Recipient } from './recipients';
 import { sendWithRetries } from './retry-transient';
@@ -31,8 +31,7 @@ export async function deliverEmail(ctx: DeliveryContext, recipient: Recipient): 
       return;
     case 'provider_error':
       if (outcome.transient) {
-        await ctx.release(key, outcome.code);
-        reportAttempt(ctx.deps, facts, { result: 'provider_error', providerCode: outcome.code, tries, transient: true });
+        await ctx.postpone(key, outcome.code, facts, tries);
         return;
       }
       await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);

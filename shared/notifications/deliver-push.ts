@@ -1,5 +1,5 @@
 import type { DeliveryContext } from './delivery-context';
-import { reportAttempt, reportPushMessage, reportRetry, reportStaleToken } from './delivery-report';
+import { reportPushMessage, reportRetry, reportStaleToken } from './delivery-report';
 import type { DeliveryOutcome, PushMessage } from './providers/delivery';
 import { recordPushTickets, type PushTicket } from './push-tickets';
 import { removeStalePushToken } from './push-tokens';
@@ -88,8 +88,7 @@ async function settleUser(ctx: DeliveryContext, userId: string, sent: readonly {
   const errors = sent.map((s) => s.outcome).filter((o): o is Extract<DeliveryOutcome, { result: 'provider_error' }> => o.result === 'provider_error');
   const transient = errors.find((error) => error.transient);
   if (transient) {
-    await ctx.release(key, transient.code);
-    reportAttempt(ctx.deps, facts, { result: 'provider_error', providerCode: transient.code, tries, transient: true }, { event: false });
+    await ctx.postpone(key, transient.code, facts, tries, { event: false });
     return;
   }
   const permanent = errors[0];

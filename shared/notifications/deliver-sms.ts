@@ -1,6 +1,6 @@
 import { finishDelivery } from './delivery-ledger';
 import type { DeliveryContext } from './delivery-context';
-import { reportAttempt, reportBudgetExceeded, reportOptedOut, reportRetry } from './delivery-report';
+import { reportBudgetExceeded, reportOptedOut, reportRetry } from './delivery-report';
 import type { Recipient } from './recipients';
 import { sendWithRetries } from './retry-transient';
 import { recordProviderSmsOptOut, smsOptOutOf } from './sms-opt-outs';
@@ -71,8 +71,7 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
       return;
     case 'provider_error':
       if (outcome.transient) {
-        await ctx.release(key, outcome.code);
-        reportAttempt(ctx.deps, facts, { result: 'provider_error', providerCode: outcome.code, tries, transient: true });
+        await ctx.postpone(key, outcome.code, facts, tries);
         return;
       }
       if (outcome.code === SMS_OPTED_OUT_CODE) {

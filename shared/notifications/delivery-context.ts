@@ -76,6 +76,15 @@ export class DeliveryContext {
     reportAttempt(this.deps, facts, { result: outcome.result, tries, ...(outcome.providerCode ? { providerCode: outcome.providerCode } : {}) }, options);
   }
 
+  /**
+   * A provider failed transiently past the retries: the row goes back to be owed (for the
+   * redelivered message) and the attempt is logged as a transient provider error.
+   */
+  async postpone(key: DeliveryKey, providerCode: string, facts: DeliveryFacts, tries: number, options: { event?: boolean } = {}): Promise<void> {
+    await this.release(key, providerCode);
+    reportAttempt(this.deps, facts, { result: 'provider_error', providerCode, tries, transient: true }, options);
+  }
+
   /** The row got its final result (already written by the caller). */
   settled(key: DeliveryKey, result: DeliveryResult): void {
     this.open.delete(idOf(key));
