@@ -14,6 +14,7 @@ import type {
 } from '../../shared/notifications/providers/delivery';
 import type { Section, User } from '../../shared/users/user';
 import { insertUser } from '../../shared/users/user-store';
+import { adultUser, childUser } from '../contract/store-fixtures';
 
 /**
  * Fixtures of the notification tests: a migrated in-memory SQLite database, users and published
@@ -43,38 +44,21 @@ export async function addAdult(
   overrides: Partial<Pick<User, 'id' | 'email' | 'phone' | 'status' | 'role'>> = {},
 ): Promise<User> {
   const id = overrides.id ?? orderedUserId();
-  const user: User = {
-    id,
-    accountType: 'adult',
+  const user = adultUser(0, {
     issuer: 'https://idp.notifications.test/',
     subject: `subject-${id}`,
-    parentId: null,
-    role: overrides.role ?? 'member',
-    status: overrides.status ?? 'active',
-    email: overrides.email ?? null,
-    phone: overrides.phone ?? null,
     createdAt: T0,
     updatedAt: T0,
-  };
+    ...overrides,
+    id,
+  });
   await insertUser(db, user);
   return user;
 }
 
 export async function addChild(db: Database, parentId: string, scopes: readonly Section[], options: { id?: string } = {}): Promise<User> {
   const id = options.id ?? orderedUserId();
-  const user: User = {
-    id,
-    accountType: 'child',
-    issuer: null,
-    subject: null,
-    parentId,
-    role: 'child',
-    status: 'active',
-    email: null,
-    phone: null,
-    createdAt: T0,
-    updatedAt: T0,
-  };
+  const user = childUser(0, parentId, { id, createdAt: T0, updatedAt: T0 });
   await db.transaction((tx) =>
     insertChildAccount(tx, { user, username: `kid-${id.slice(-6)}`, secretHash: 'not-a-real-hash', secretKind: 'pin', scopes }),
   );
