@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { QueueClient } from '@azure/storage-queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAzuriteQueue, type RunningAzurite } from '../../devhost/azurite';
-import { ApiClient, type ApiResponse } from '../helpers/api-client';
+import type { RunningAzurite } from '../../devhost/azurite';
+import type { ApiClient, ApiResponse } from '../helpers/api-client';
+import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';
-import { generateSigningKey, idTokenClaims, jwksOf, mintIdToken, type TestSigningKey } from '../helpers/id-tokens';
-import { startJwksServer, type JwksServer } from '../helpers/jwks-server';
-import { startLocalHost, type LocalHost } from '../helpers/local-host';
+import type { LocalHost } from '../helpers/local-host';
 import { auditRows } from '../helpers/sqlite-reader';
 
 /**
@@ -18,14 +14,10 @@ import { auditRows } from '../helpers/sqlite-reader';
  * lines and `approval.queue_depth` events of each step, the fan-out message a publish enqueues,
  * and no announcement text, rejection reason or token anywhere in stdout or the audit log.
  */
-const ISSUER = 'https://idp.announcements.test/';
-const AUDIENCE = 'api://announcements-test';
 const FANOUT_QUEUE = 'notification-fanout';
 
-let workDir: string;
+let env: AuthTestHost;
 let databaseFile: string;
-let key: TestSigningKey;
-let jwks: JwksServer;
 let azurite: RunningAzurite;
 let host: LocalHost;
 let api: ApiClient;
@@ -42,12 +34,8 @@ let member: Actor;
 let scopedChild: Actor;
 let unscopedChild: Actor;
 
-function idToken(sub: string): string {
-  return mintIdToken(key, idTokenClaims({ issuer: ISSUER, audience: AUDIENCE, now: new Date() }, { sub }));
-}
-
 async function signIn(sub: string): Promise<Actor> {
-  const { token, userId, response } = await api.signInAdult(idToken(sub));
+  const { token, userId, response } = await api.signInAdult(env.idToken(sub));
   expect(response.status).toBe(200);
   return { token, userId };
 }
@@ -127,23 +115,14 @@ function fanoutQueue(): QueueClient {
 }
 
 beforeAll(async () => {
-  workDir = mkdtempSync(path.join(tmpdir(), 'announcements-e2e-'));
-  databaseFile = path.join(workDir, 'platform.sqlite');
-  key = generateSigningKey();
-  jwks = await startJwksServer(jwksOf(key));
-  azurite = await startAzuriteQueue({ port: 0, logFile: path.join(workDir, 'azurite.log') });
-  host = await startLocalHost({
-    APP_ENV: 'test',
-    SQLITE_PATH: databaseFile,
-    IDP_JWKS_URI: jwks.url,
-    IDP_ISSUER: ISSUER,
-    IDP_AUDIENCE: AUDIENCE,
-    BOOTSTRAP_ADMIN_SUBJECTS: 'root-admin',
-    AzureWebJobsStorage: azurite.connectionString,
-    TRUST_PROXY_HOPS: '1',
-    CHILD_SECRET_PEPPER: 'e2e-announcements-pepper-0123456789abcdef',
-  });
-  api = new ApiClient(host.baseUrl, canaries);
+  env = await startAuthTestHost(
+    'announcements',
+    canaries,
+    { BOOTSTRAP_ADMIN_SUBJECTS: 'root-admin', TRUST_PROXY_HOPS: '1', CHILD_SECRET_PEPPER: 'e2e-announcements-pepper-0123456789abcdef' },
+    { azurite: true },
+  );
+  ({ host, api, databaseFile } = env);
+  azurite = env.azurite as RunningAzurite;
   admin = await signIn('root-admin');
   author = await newAuthor('author-ann');
   otherAuthor = await newAuthor('author-bob');
@@ -154,10 +133,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await host?.stop();
-  await azurite?.stop();
-  await jwks?.close();
-  rmSync(workDir, { recursive: true, force: true });
+  await env?.stop();
 });
 
 describe('the workflow', () => {

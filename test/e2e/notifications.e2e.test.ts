@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { QueueClient } from '@azure/storage-queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAzuriteQueue, type RunningAzurite } from '../../devhost/azurite';
-import { ApiClient } from '../helpers/api-client';
+import type { RunningAzurite } from '../../devhost/azurite';
+import type { ApiClient } from '../helpers/api-client';
+import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';
 import { startFakeProviders, type FakeProviders } from '../helpers/fake-providers/start-fake-providers';
-import { generateSigningKey, idTokenClaims, jwksOf, mintIdToken, type TestSigningKey } from '../helpers/id-tokens';
-import { startJwksServer, type JwksServer } from '../helpers/jwks-server';
-import { startLocalHost, type LocalHost } from '../helpers/local-host';
+import type { LocalHost } from '../helpers/local-host';
 import { auditRows, readRows } from '../helpers/sqlite-reader';
 
 /**
@@ -23,16 +19,12 @@ import { auditRows, readRows } from '../helpers/sqlite-reader';
  * message that keeps failing lands in the poison queue; and no address, number, token or text
  * appears in stdout or the audit log.
  */
-const ISSUER = 'https://idp.notifications.test/';
-const AUDIENCE = 'api://notifications-test';
 const FANOUT_QUEUE = 'notification-fanout';
 const SMS_CAP_USD = 30;
 const SMS_UNIT_USD = 0.0075;
 
-let workDir: string;
+let env: AuthTestHost;
 let databaseFile: string;
-let key: TestSigningKey;
-let jwks: JwksServer;
 let azurite: RunningAzurite;
 let fakes: FakeProviders;
 let host: LocalHost;
@@ -77,17 +69,10 @@ async function enqueueAged(text: string, times: number): Promise<void> {
 }
 
 async function signIn(sub: string, contact: { email?: string; phone?: string } = {}): Promise<{ token: string; userId: string }> {
-  const idToken = mintIdToken(
-    key,
-    idTokenClaims(
-      { issuer: ISSUER, audience: AUDIENCE, now: new Date() },
-      {
-        sub,
-        ...(contact.email ? { email: contact.email, email_verified: true } : {}),
-        ...(contact.phone ? { phone_number: contact.phone, phone_number_verified: true } : {}),
-      },
-    ),
-  );
+  const idToken = env.idToken(sub, {
+    ...(contact.email ? { email: contact.email, email_verified: true } : {}),
+    ...(contact.phone ? { phone_number: contact.phone, phone_number_verified: true } : {}),
+  });
   const { token, userId, response } = await api.signInAdult(idToken);
   expect(response.status).toBe(200);
   return { token, userId };
@@ -182,37 +167,34 @@ function seedSmsSpend(spentUsd: number): void {
 }
 
 beforeAll(async () => {
-  workDir = mkdtempSync(path.join(tmpdir(), 'notifications-e2e-'));
-  databaseFile = path.join(workDir, 'platform.sqlite');
-  key = generateSigningKey();
-  jwks = await startJwksServer(jwksOf(key));
-  azurite = await startAzuriteQueue({ port: 0, logFile: path.join(workDir, 'azurite.log') });
   fakes = await startFakeProviders();
   poisonText = base64Json({ announcementId: 'not-an-announcement-id' });
-  await enqueueAged(poisonText, 4);
-  host = await startLocalHost({
-    APP_ENV: 'test',
-    SQLITE_PATH: databaseFile,
-    IDP_JWKS_URI: jwks.url,
-    IDP_ISSUER: ISSUER,
-    IDP_AUDIENCE: AUDIENCE,
-    BOOTSTRAP_ADMIN_SUBJECTS: 'notify-admin',
-    AzureWebJobsStorage: azurite.connectionString,
-    FANOUT_BATCH_SIZE: '2',
-    SMS_MONTHLY_CAP_USD: String(SMS_CAP_USD),
-    SMS_UNIT_COST_USD: String(SMS_UNIT_USD),
-    ...fakes.env,
-  });
-  api = new ApiClient(host.baseUrl, canaries);
+  env = await startAuthTestHost(
+    'notifications',
+    canaries,
+    {
+      BOOTSTRAP_ADMIN_SUBJECTS: 'notify-admin',
+      FANOUT_BATCH_SIZE: '2',
+      SMS_MONTHLY_CAP_USD: String(SMS_CAP_USD),
+      SMS_UNIT_COST_USD: String(SMS_UNIT_USD),
+      ...fakes.env,
+    },
+    {
+      azurite: true,
+      // Received four times before the host starts: the host's own fifth failure poisons it.
+      beforeStart: async (started) => {
+        azurite = started as RunningAzurite;
+        await enqueueAged(poisonText, 4);
+      },
+    },
+  );
+  ({ host, api, databaseFile } = env);
   admin = await signIn('notify-admin');
 });
 
 afterAll(async () => {
-  await host?.stop();
+  await env?.stop();
   await fakes?.close();
-  await azurite?.stop();
-  await jwks?.close();
-  rmSync(workDir, { recursive: true, force: true });
 });
 
 describe('notification settings', () => {
