@@ -1,4 +1,4 @@
-import { ConcurrencyLimit } from '../auth/child/concurrency-limit';
+import { ConcurrencyLimit } from '../concurrency/concurrency-limit';
 import { deliverEmail } from './deliver-email';
 import { deliverPush } from './deliver-push';
 import { deliverSms } from './deliver-sms';

@@ -1,4 +1,4 @@
-import type { ConcurrencyLimit } from '../auth/child/concurrency-limit';
+import type { ConcurrencyLimit } from '../concurrency/concurrency-limit';
 import type { Database } from '../db/database';
 import { claimDeliveries, finishDelivery, releaseDelivery, type DeliveryKey, type DeliveryResult } from './delivery-ledger';
 import { reportAttempt, type DeliveryFacts } from './delivery-report';

@@ -1,6 +1,6 @@
 import * as argon2 from 'argon2';
 import { availableParallelism } from 'node:os';
-import { ConcurrencyLimit } from './concurrency-limit';
+import { ConcurrencyLimit } from '../../concurrency/concurrency-limit';
 
 /**
  * Hashing and verifying child PINs and passwords (contract section 6): Argon2id with OWASP's
