@@ -71,7 +71,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
     const db = await openDatabase(config.database, { logger });
     if (migrateOnOpen) {
       try {
-        await migrateDatabase(db, logger);
+        await migrateDatabase(db, { logger });
       } catch (error) {
         await db.close().catch(() => undefined);
         throw error;

@@ -40,7 +40,9 @@ export async function signInAdult(idToken: string, deps: AdultSignInDeps): Promi
       };
     }
     const db = await deps.database.get();
-    await recordFailure(db, deps, { reason: 'invalid_token', userId: null, detail: verification.reason });
+    const failure = { reason: 'invalid_token', userId: null, detail: verification.reason } as const;
+    await auditFailure(db, deps, failure);
+    reportFailure(deps, failure);
     return { ok: false, problem: problem('invalid_token', { detail: 'The identity token is not valid.' }) };
   }
 
@@ -55,10 +57,12 @@ export async function signInAdult(idToken: string, deps: AdultSignInDeps): Promi
     const reason: LoginFailureReason = user.status === 'pending_approval' ? 'pending_approval' : 'disabled';
     // The token proved who this is: the refusal's lines carry the user's id.
     identifyUser(user.id);
+    const failure = { reason, userId: user.id, created: !existing };
     await db.transaction(async (tx) => {
       if (!existing) await insertUser(tx, user);
-      await recordFailure(tx, deps, { reason, userId: user.id, created: !existing });
+      await auditFailure(tx, deps, failure);
     });
+    reportFailure(deps, failure);
     return {
       ok: false,
       problem:
@@ -103,11 +107,14 @@ function newAdult(claims: IdTokenClaims, now: string, deps: AdultSignInDeps): Us
   };
 }
 
-async function recordFailure(
-  executor: SqlExecutor,
-  deps: AdultSignInDeps,
-  failure: { reason: LoginFailureReason; userId: string | null; detail?: string; created?: boolean },
-): Promise<void> {
+interface AdultSignInFailure {
+  reason: LoginFailureReason;
+  userId: string | null;
+  detail?: string;
+  created?: boolean;
+}
+
+async function auditFailure(executor: SqlExecutor, deps: AdultSignInDeps, failure: AdultSignInFailure): Promise<void> {
   await writeAudit(
     executor,
     {
@@ -124,6 +131,10 @@ async function recordFailure(
     },
     deps,
   );
+}
+
+/** The failure's log line and event, once its audit row is committed. */
+function reportFailure(deps: AdultSignInDeps, failure: AdultSignInFailure): void {
   // Logged without the user id on the line's own fields: the request is not authenticated.
   deps.logger.info({ reason: failure.reason, accountType: 'adult', ...(failure.detail ? { check: failure.detail } : {}) }, 'sign-in failed');
   deps.telemetry.trackEvent('auth.failure', { reason: failure.reason, accountType: 'adult' });

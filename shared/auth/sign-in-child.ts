@@ -9,8 +9,8 @@ import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
 import { findUserById } from '../users/user-store';
 import type { ChildAuthDeps } from './auth-deps';
-import { normalizeUsername } from './child/credential-rules';
-import { checkThrottle, recordFailure, recordSuccess, type ThrottleRefusal } from './child/sign-in-throttle';
+import { readSubmittedUsername } from './child/child-username';
+import { checkThrottle, lockThrottle, recordFailure, recordSuccess, type ThrottleRefusal } from './child/sign-in-throttle';
 import { throttleKeys, type ThrottleKeys } from './child/throttle-keys';
 import { reportSignIn, startSignedInSession } from './signed-in-session';
 
@@ -48,16 +48,18 @@ const invalidCredentials = (): ChildSignIn => ({
  * throttled per username and per client address (contract section 6), audited either way.
  */
 export async function signInChild(attempt: ChildSignInAttempt, deps: ChildSignInDeps): Promise<ChildSignIn> {
-  const username = normalizeUsername(attempt.username);
-  const keys = throttleKeys(deps.pepper, username, attempt.clientAddress ?? unknownAddress(deps));
+  // Every spelling counts under the name it reads as; only a valid name in its stored form is looked up.
+  const username = readSubmittedUsername(attempt.username);
+  const keys = throttleKeys(deps.pepper, username.identity, attempt.clientAddress ?? unknownAddress(deps));
   const db = await deps.database.get();
   const now = deps.clock.now();
 
   const gate = await checkThrottle(db, keys, now);
   if (!gate.allowed) return throttled(db, deps, gate, null);
 
-  const child = await findChildByUsername(db, username);
-  // Deleted accounts are gone for sign-in purposes, but keep their username reserved.
+  const child = username.lookup === null ? undefined : await findChildByUsername(db, username.lookup);
+  // Deleted accounts are gone for sign-in purposes, but keep their username reserved. A spelling
+  // that is not a valid name is an unknown username: same answer, same dummy verification.
   const account = child && child.deletedAt === null ? child : undefined;
   let verified: { valid: boolean; needsRehash: boolean };
   if (account) {
@@ -76,13 +78,15 @@ export async function signInChild(attempt: ChildSignInAttempt, deps: ChildSignIn
   // transaction: on SQLite a transaction holds the instance's only connection.
   const rehashed = verified.needsRehash ? await deps.hasher.hash(attempt.secret) : undefined;
   const settled = await db.transaction(async (tx): Promise<Settlement> => {
-    // Claimed first: the UPDATE holds the row, so a parent's concurrent change of secret waits for
-    // this sign-in (and then revokes its session), and a change that came first makes it stale.
+    // The throttle's locks first, as a failure takes them; a parent's change of secret takes the
+    // username's lock too, so it waits for this sign-in (and then revokes its session), and a
+    // change that came first makes the claim below stale.
+    const lock = await lockThrottle(tx, keys);
     if (!(await claimVerifiedSecret(tx, account.userId, account.secretHash, rehashed))) {
       await auditFailure(tx, deps, account.userId, 'bad_credentials');
       return { outcome: 'stale' };
     }
-    const success = await recordSuccess(tx, keys, deps.clock.now());
+    const success = await recordSuccess(lock, deps.clock.now());
     if (!success.allowed) return { outcome: 'throttled', refusal: success };
     const user = await findUserById(tx, account.userId);
     if (!user) throw new Error('child account without a Users row');
@@ -126,27 +130,29 @@ async function failed(
   reason: LoginFailureReason,
 ): Promise<ChildSignIn> {
   const outcome = await db.transaction(async (tx) => {
-    const record = await recordFailure(tx, keys, deps.clock.now(), { random: deps.random });
-    if (!record.allowed) return record;
+    const record = await recordFailure(await lockThrottle(tx, keys), deps.clock.now(), { random: deps.random });
+    if (!record.allowed) return { record, locked: false };
     await auditFailure(tx, deps, account?.userId ?? null, reason);
-    if (record.lockNow && account && account.lockedAt === null) {
-      await lockChild(tx, account.userId, deps.clock.now().toISOString());
-      await writeAudit(
-        tx,
-        {
-          eventType: 'authn_login_lock',
-          outcome: 'success',
-          actorUserId: null,
-          subjectUserId: account.userId,
-          details: { consecutiveFailures: record.consecutiveFailures },
-        },
-        deps,
-      );
-      deps.logger.warn({ accountType: 'child', consecutiveFailures: record.consecutiveFailures }, 'child account locked');
-    }
-    return record;
+    if (!record.lockNow || !account || account.lockedAt !== null) return { record, locked: false };
+    await lockChild(tx, account.userId, deps.clock.now().toISOString());
+    await writeAudit(
+      tx,
+      {
+        eventType: 'authn_login_lock',
+        outcome: 'success',
+        actorUserId: null,
+        subjectUserId: account.userId,
+        details: { consecutiveFailures: record.consecutiveFailures },
+      },
+      deps,
+    );
+    return { record, locked: true };
   });
-  if (!outcome.allowed) return throttled(db, deps, outcome, account?.userId ?? null);
+  const { record } = outcome;
+  if (!record.allowed) return throttled(db, deps, record, account?.userId ?? null);
+  if (outcome.locked) {
+    deps.logger.warn({ accountType: 'child', consecutiveFailures: record.consecutiveFailures }, 'child account locked');
+  }
   logFailure(deps, reason);
   return invalidCredentials();
 }

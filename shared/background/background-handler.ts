@@ -3,6 +3,7 @@ import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { resolveTraceId } from '../http/trace-context';
 import { runWithLogContext } from '../logging/log-context';
 import { errorFields, type Logger } from '../logging/logger';
+import { BACKGROUND_BUDGET_MS, runWithTimeBudget } from '../resilience/time-budget';
 import type { Telemetry } from '../telemetry/telemetry';
 
 /** host.json `extensions.queues.maxDequeueCount`: the try after which a failing message is poisoned. */
@@ -28,7 +29,7 @@ export function backgroundHandler<TTrigger>(
 ): (trigger: TTrigger, context: InvocationContext) => Promise<void> {
   return (trigger, context) => {
     const traceId = resolveTraceId(null, context.traceContext?.traceParent);
-    return runWithLogContext({ traceId, userId: null }, async () => {
+    return runWithLogContext({ traceId, userId: null }, () => runWithTimeBudget(BACKGROUND_BUDGET_MS, async () => {
       try {
         await work(trigger, context);
       } catch (error) {
@@ -48,7 +49,7 @@ export function backgroundHandler<TTrigger>(
         }
         throw error;
       }
-    });
+    }));
   };
 }
 

@@ -1,3 +1,4 @@
+import { isChildUsername, type ChildUsername } from '../auth/child/child-username';
 import type { Database, SqlExecutor } from '../db/database';
 import { limitClause } from '../db/dialect';
 import { START_OF_LIST, toPage, type ListCursor } from '../db/keyset-page';
@@ -23,7 +24,7 @@ function toChildAccount(row: ChildRow): ChildAccount {
 
 export interface NewChildAccount {
   user: User;
-  username: string;
+  username: ChildUsername;
   secretHash: string;
   secretKind: SecretKind;
   scopes: readonly Section[];
@@ -31,6 +32,7 @@ export interface NewChildAccount {
 
 /** Creates the child's Users row and its credentials; a taken username throws `UniqueViolationError`. */
 export async function insertChildAccount(tx: SqlExecutor, child: NewChildAccount): Promise<void> {
+  assertStoredForm(child.username);
   await insertUser(tx, child.user);
   await tx.execute(
     `INSERT INTO ChildAccounts (userId, username, secretHash, secretKind, scopes, lockedAt, deletedAt, secretChangedAt)
@@ -46,10 +48,20 @@ export async function insertChildAccount(tx: SqlExecutor, child: NewChildAccount
   );
 }
 
-/** The child with this normalised username, deleted ones included (their usernames stay taken). */
-export async function findChildByUsername(db: SqlExecutor, username: string): Promise<ChildAccount | undefined> {
+/**
+ * The child with this username, deleted ones included (their usernames stay taken). Takes only
+ * the stored form: SQL Server would match `kid ` to `kid` (trailing spaces never count in its
+ * comparisons), so a spelling must be refused before it gets here.
+ */
+export async function findChildByUsername(db: SqlExecutor, username: ChildUsername): Promise<ChildAccount | undefined> {
+  assertStoredForm(username);
   const rows = await db.query<ChildRow>(`${CHILD_SELECT} WHERE c.username = @username`, { username });
   return rows[0] ? toChildAccount(rows[0]) : undefined;
+}
+
+/** A bug guard: the type says it, but a cast or a stored row could still slip a spelling through. */
+function assertStoredForm(username: string): void {
+  if (!isChildUsername(username)) throw new Error('child username is not in its stored form');
 }
 
 export async function findChildById(db: SqlExecutor, userId: string): Promise<ChildAccount | undefined> {

@@ -1,6 +1,7 @@
 import type { ChildAuthDeps } from '../auth/auth-deps';
-import { checkPassword, checkPin, checkUsername } from '../auth/child/credential-rules';
-import { resetUsernameFailures } from '../auth/child/sign-in-throttle';
+import { checkUsername } from '../auth/child/child-username';
+import { checkPassword, checkPin } from '../auth/child/credential-rules';
+import { lockUsernameThrottle, resetUsernameFailures } from '../auth/child/sign-in-throttle';
 import { usernameThrottleKey } from '../auth/child/throttle-keys';
 import { writeAudit } from '../audit/write-audit';
 import { UniqueViolationError } from '../db/database-errors';
@@ -59,8 +60,11 @@ export async function createChild(
   const id = deps.random.uuid();
   const scopes = [...new Set(input.scopes)];
   const db = await deps.database.get();
+  const usernameKey = usernameThrottleKey(deps.pepper, username.username);
   try {
     await db.transaction(async (tx) => {
+      // Sign-ins settling under this name take the same lock: the reset below cannot race them.
+      await lockUsernameThrottle(tx, usernameKey);
       await insertChildAccount(tx, {
         user: {
           id,
@@ -81,7 +85,7 @@ export async function createChild(
         scopes,
       });
       // Failures counted against this name before it existed must not lock the new account.
-      await resetUsernameFailures(tx, usernameThrottleKey(deps.pepper, username.username));
+      await resetUsernameFailures(tx, usernameKey);
       await writeAudit(
         tx,
         {

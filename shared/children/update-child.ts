@@ -1,4 +1,4 @@
-import { resetUsernameFailures } from '../auth/child/sign-in-throttle';
+import { lockUsernameThrottle, resetUsernameFailures } from '../auth/child/sign-in-throttle';
 import { usernameThrottleKey } from '../auth/child/throttle-keys';
 import type { TokenRevocationReason } from '../audit/audit-event';
 import { writeAudit } from '../audit/write-audit';
@@ -43,11 +43,15 @@ export async function updateChild(parent: User, childId: string, patch: ChildPat
   const newHash = patch.secret ? await deps.hasher.hash(patch.secret.value) : undefined;
   const now = deps.clock.now().toISOString();
   const db = await deps.database.get();
+  const usernameKey = usernameThrottleKey(deps.pepper, child.username);
   await db.transaction(async (tx) => {
+    // A sign-in settling on this child holds the same lock: one waits for the other, never both
+    // for each other's rows.
+    await lockUsernameThrottle(tx, usernameKey);
     if (patch.scopes) await updateChildScopes(tx, child.userId, [...new Set(patch.scopes)]);
     if (patch.secret && newHash) {
       await setChildSecret(tx, child.userId, { hash: newHash, kind: patch.secret.kind }, now);
-      await resetUsernameFailures(tx, usernameThrottleKey(deps.pepper, child.username));
+      await resetUsernameFailures(tx, usernameKey);
       await revokeChildSessions(tx, parent, child, 'secret_changed', now, deps);
     }
     if (patch.status && patch.status !== child.status) {
@@ -89,6 +93,7 @@ export async function deleteChild(parent: User, childId: string, deps: ChildMana
   const now = deps.clock.now().toISOString();
   const db = await deps.database.get();
   await db.transaction(async (tx) => {
+    await lockUsernameThrottle(tx, usernameThrottleKey(deps.pepper, child.username));
     await markChildDeleted(tx, child.userId, now);
     await updateUserStatus(tx, child.userId, 'disabled', now);
     await revokeChildSessions(tx, parent, child, 'account_disabled', now, deps);

@@ -19,14 +19,52 @@ export interface SqlExecutor {
   execute(sql: string, params?: SqlParams): Promise<number>;
 }
 
+/** How long `lock` waits for a transaction that holds the lock, unless told otherwise. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 5000;
+
+export interface LockOptions {
+  /** How long to wait for another transaction holding the lock; default `DEFAULT_LOCK_TIMEOUT_MS`. */
+  timeoutMs?: number;
+}
+
+/** What a transaction's callback gets: statements, and explicit locks for check-then-write steps. */
+export interface TransactionExecutor extends SqlExecutor {
+  /**
+   * Holds the exclusive lock named `resource` until the transaction ends, waiting for whichever
+   * transaction holds it now (on any instance sharing the database). A check that a later write
+   * depends on (a failure count, a number of devices) is only safe under such a lock: SQL Server
+   * with READ_COMMITTED_SNAPSHOT reads without locks, so two transactions could both pass the
+   * check. Take locks first in the transaction, before any row is touched, and always in the same
+   * order. SQLite: nothing to take, every transaction already holds the database's write lock.
+   * Rejects with `DependencyUnavailableError('database')` when the lock is not granted in time.
+   * @param resource 1 to 255 characters; callers name their kind of lock first (`sign-in:…`).
+   */
+  lock(resource: string, options?: LockOptions): Promise<void>;
+}
+
 export interface Database extends SqlExecutor {
   readonly dialect: Dialect;
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws.
    * A change and the audit row that records it are written through the same `tx`.
+   * `work` may run more than once: when a transient fault (a deadlock, a failover) rolled the
+   * transaction back before its commit, SQL Server runs it again. So it talks to the database
+   * only through `tx`, and leaves log lines, telemetry and calls to other services until after
+   * the transaction resolved.
    */
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: TransactionExecutor) => Promise<T>): Promise<T>;
   /** A cheap round trip that proves the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Refuses a lock name that SQL Server's `sp_getapplock` could not take as it is (at most 255
+ * characters), on every engine, so that a bad name fails in the SQLite tests too.
+ */
+export function checkLockRequest(resource: string, options: LockOptions = {}): { resource: string; timeoutMs: number } {
+  if (resource.length === 0 || resource.length > 255) throw new RangeError('A lock name has 1 to 255 characters');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 0) throw new RangeError('A lock timeout is a whole number of milliseconds');
+  return { resource, timeoutMs };
 }

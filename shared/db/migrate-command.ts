@@ -6,6 +6,12 @@ import type { Database } from './database';
 import { migrateDatabase } from './migrate';
 import { openDatabase } from './open-database';
 
+/** `npm run migrate` waits this long for another migrator (a second release step running at once). */
+export const MIGRATE_LOCK_TIMEOUT_MS = 60_000;
+
+/** And lets one statement (DDL on a large table) run this long. */
+export const MIGRATE_REQUEST_TIMEOUT_MS = 10 * 60_000;
+
 export interface MigrateCommandOptions {
   /** Tests capture log lines here; the command writes to stdout. */
   logDestination?: DestinationStream;
@@ -28,7 +34,8 @@ export async function runMigrateCommand(
   try {
     const config = loadConfig(env);
     logger = createLogger({ service: config.serviceName, level: config.logLevel, pretty: config.logPretty, ...destination });
-    database = openDatabase(config.database, { logger });
+    // A migration may wait for another one and alter large tables: longer than a request may.
+    database = openDatabase(config.database, { logger, mssqlRequestTimeoutMs: MIGRATE_REQUEST_TIMEOUT_MS });
   } catch (error) {
     const fallback = createLogger({ service: 'migrate', level: 'info', ...destination });
     const problems = error instanceof ConfigError ? { problems: error.problems } : {};
@@ -37,7 +44,11 @@ export async function runMigrateCommand(
   }
 
   try {
-    const result = await migrateDatabase(database, logger, options.clock);
+    const result = await migrateDatabase(database, {
+      logger,
+      lockTimeoutMs: MIGRATE_LOCK_TIMEOUT_MS,
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
     logger.info(
       { dialect: database.dialect, applied: result.applied, appliedCount: result.applied.length },
       result.applied.length > 0 ? 'database schema migrated' : 'database schema already current',

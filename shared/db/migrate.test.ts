@@ -28,7 +28,7 @@ describe('migrateDatabase', () => {
     const sink = new LogSink();
     const logger = createLogger({ service: 'api', level: 'info', destination: sink });
     try {
-      const result = await migrateDatabase(db, logger, fixedClock('2025-05-06T07:08:09.010Z'));
+      const result = await migrateDatabase(db, { logger, clock: fixedClock('2025-05-06T07:08:09.010Z') });
       expect(result.applied).toEqual(sqliteMigrations.map((migration) => migration.name));
       expect(await db.query('SELECT name, appliedAt FROM SchemaMigrations')).toEqual(
         result.applied.map((name) => ({ name, appliedAt: '2025-05-06T07:08:09.010Z' })),

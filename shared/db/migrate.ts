@@ -27,6 +27,8 @@ export interface MigrationResult {
 export interface MigratorOptions {
   logger?: Logger;
   clock?: Clock;
+  /** How long to wait for another migrator; default `DEFAULT_MIGRATION_LOCK_TIMEOUT_MS`. */
+  lockTimeoutMs?: number;
 }
 
 /**
@@ -44,22 +46,24 @@ export function createMigrator(
   const now = () => clock.now().toISOString();
   return new Umzug({
     context: { db },
-    storage: schemaMigrationsStorage(db, now),
+    storage: schemaMigrationsStorage(db, now, options.lockTimeoutMs),
     logger: umzugLogger(options.logger),
     migrations: migrationsFor(db.dialect).map((definition) => ({
       name: definition.name,
-      up: ({ context }) =>
-        context.db.transaction(async (tx) => {
-          await lockSchemaMigrations(tx, context.db.dialect);
-          if (await isMigrationApplied(tx, definition.name)) return;
+      up: async ({ context }) => {
+        const applied = await context.db.transaction(async (tx) => {
+          await lockSchemaMigrations(tx, options.lockTimeoutMs);
+          if (await isMigrationApplied(tx, definition.name)) return false;
           await definition.up(tx);
           await recordMigration(tx, definition.name, now());
-          onApplied(definition.name);
-        }),
+          return true;
+        });
+        if (applied) onApplied(definition.name);
+      },
       down: ({ context }) =>
         context.db.transaction(async (tx) => {
           if (!definition.down) throw new Error(`Migration ${definition.name} cannot be reverted`);
-          await lockSchemaMigrations(tx, context.db.dialect);
+          await lockSchemaMigrations(tx, options.lockTimeoutMs);
           if (!(await isMigrationApplied(tx, definition.name))) return;
           await definition.down(tx);
           await forgetMigration(tx, definition.name);
@@ -72,12 +76,11 @@ export function createMigrator(
  * Brings `db`'s schema up to date; running it again applies nothing. Rejects with
  * `DependencyUnavailableError('database')` when the database cannot be reached, and with umzug's
  * error (the failing migration named, the cause attached) when a migration fails.
- * @param logger gets one line per migration run.
- * @param clock stamps `SchemaMigrations.appliedAt`.
+ * @param options `logger` gets one line per migration run, `clock` stamps `SchemaMigrations.appliedAt`.
  */
-export async function migrateDatabase(db: Database, logger?: Logger, clock: Clock = systemClock): Promise<MigrationResult> {
+export async function migrateDatabase(db: Database, options: MigratorOptions = {}): Promise<MigrationResult> {
   const applied: string[] = [];
-  const migrator = createMigrator(db, { ...(logger ? { logger } : {}), clock }, (name) => applied.push(name));
+  const migrator = createMigrator(db, options, (name) => applied.push(name));
   try {
     await migrator.up();
   } catch (error) {

@@ -1,5 +1,5 @@
 import type * as mssql from 'mssql';
-import { mssqlDriver } from './mssql-driver';
+import { mssqlModule } from './mssql-driver';
 import { ConfigError } from '../config';
 import { scrubSecrets } from '../logging/scrub';
 
@@ -31,7 +31,7 @@ export const SUPPORTED_AUTHENTICATION_VALUES = [
 export function mssqlConfigFromConnectionString(connectionString: string): mssql.config {
   let parsed: ReturnType<typeof mssql.ConnectionPool.parseConnectionString>;
   try {
-    parsed = mssqlDriver().ConnectionPool.parseConnectionString(connectionString);
+    parsed = mssqlModule().ConnectionPool.parseConnectionString(connectionString);
   } catch (error) {
     const reason = error instanceof Error ? scrubSecrets(error.message) : 'unreadable';
     throw new ConfigError([`SQL_CONNECTION_STRING: cannot be read (${reason})`]);

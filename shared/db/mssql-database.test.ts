@@ -1,6 +1,9 @@
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LogSink } from '../../test/helpers/log-sink';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
+import { createLogger } from '../logging/logger';
+import { DATABASE_RETRY_POLICY } from '../resilience/transient-retry';
 import { createMssqlDatabase } from './mssql-database';
 
 /** Without a SQL Server here, the adapter's connection handling is tested against a port that refuses. */
@@ -19,9 +22,13 @@ afterEach(async () => {
 });
 
 describe('createMssqlDatabase without a reachable server', () => {
-  it('rejects ping with DependencyUnavailableError, tries again on the next call, and closes cleanly', async () => {
+  it('rejects ping with DependencyUnavailableError after its retries, tries again on the next call, and closes cleanly', async () => {
     const port = await closedPort();
-    const db = createMssqlDatabase(`Server=127.0.0.1,${port};Database=platform;User Id=app;Password=CanaryS3cret;Connection Timeout=5`);
+    const sink = new LogSink();
+    const db = createMssqlDatabase(`Server=127.0.0.1,${port};Database=platform;User Id=app;Password=CanaryS3cret;Connection Timeout=5`, {
+      logger: createLogger({ service: 'api', level: 'info', destination: sink }),
+      retry: { sleep: async () => undefined },
+    });
     cleanups.push(() => db.close());
 
     for (let attempt = 0; attempt < 2; attempt += 1) {
@@ -30,6 +37,11 @@ describe('createMssqlDatabase without a reachable server', () => {
       expect((error as Error).cause).toBeInstanceOf(Error);
       expect(String((error as Error).message)).not.toContain('CanaryS3cret');
     }
+    // The real driver's refused connection is one that never sent anything: retried every time.
+    const retries = sink.withMessage('database operation failed for a passing reason: retrying');
+    expect(retries).toHaveLength(2 * (DATABASE_RETRY_POLICY.maxAttempts - 1));
+    expect(retries[0]).toMatchObject({ level: 'warn', operation: 'query', driverCode: 'ESOCKET' });
+    expect(sink.text).not.toContain('CanaryS3cret');
     await expect(db.transaction(async () => 1)).rejects.toBeInstanceOf(DependencyUnavailableError);
     await db.close();
     await expect(db.ping()).rejects.toThrow(/closed/);

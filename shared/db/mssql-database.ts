@@ -1,10 +1,18 @@
 import type * as mssql from 'mssql';
-import { mssqlDriver } from './mssql-driver';
-import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { errorFields, type Logger } from '../logging/logger';
-import type { Database, SqlExecutor, SqlParams, SqlRow } from './database';
+import { DATABASE_RETRY_POLICY, retryTransient, type RetryPolicy, type RetryRun } from '../resilience/transient-retry';
+import {
+  checkLockRequest,
+  type Database,
+  type LockOptions,
+  type SqlParams,
+  type SqlRow,
+  type TransactionExecutor,
+} from './database';
 import { mssqlConfigFromConnectionString } from './mssql-config';
-import { normalizeMssqlRow, toMssqlValue, translateMssqlError } from './mssql-values';
+import { tediousDriver, type DriverPool, type DriverRequest, type DriverTransaction, type MssqlDriver, type RequestOverrides } from './mssql-driver';
+import { classifyMssqlFault, PoolConnectError, translateMssqlError, type MssqlFault } from './mssql-faults';
+import { normalizeMssqlRow, toMssqlParameter } from './mssql-values';
 import { SerialQueue } from './serial-queue';
 import { TransactionScope } from './transaction-scope';
 
@@ -12,12 +20,36 @@ import { TransactionScope } from './transaction-scope';
  * The `Database` port on SQL Server / Azure SQL through `mssql` (tedious). One connection pool per
  * instance, created on first use; statements outside a transaction borrow any pooled connection,
  * a transaction keeps one connection from `begin` to `commit`/`rollback`.
+ *
+ * Transient faults (a deadlock victim, a failover, a busy service: `mssql-faults.ts`) are retried
+ * with jittered backoff inside the running time budget, each retry a warn line, as far as that is
+ * safe: a read always, a write outside a transaction only when the server refused it, a whole
+ * transaction when it failed before its COMMIT was sent. A COMMIT whose answer was lost is never
+ * retried (it may have been applied); it fails as `DependencyUnavailableError('database')`, as does
+ * a fault that outlives its retries.
  */
 
 export interface MssqlDatabaseOptions {
-  /** Where the pool reports connection trouble it cannot hand to a caller. */
+  /** Where retries and connection-pool trouble that no caller is waiting for are reported. */
   logger?: Logger;
+  /** Default the `mssql` package; tests pass fakes. */
+  driver?: MssqlDriver;
+  /** How long one statement may run (the driver's `requestTimeout`); default the connection string's, else 15 s. */
+  requestTimeoutMs?: number;
+  /** The retry policy, and the waits and randomness behind it (tests). */
+  retry?: { policy?: RetryPolicy } & Pick<RetryRun, 'sleep' | 'random' | 'now'>;
 }
+
+/** What a lock request may take beyond its lock timeout before the driver gives up on it. */
+const LOCK_REQUEST_MARGIN_MS = 5000;
+
+/**
+ * An exclusive application lock owned by the transaction (released at its end); a lock not granted
+ * in time (-1), cancelled (-2) or lost to a deadlock (-3) becomes error 51002, a transient fault.
+ */
+export const LOCK_STATEMENT = `DECLARE @lockResult int;
+EXEC @lockResult = sp_getapplock @Resource = @resource, @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = @timeoutMs;
+IF @lockResult < 0 THROW 51002, N'The lock was not granted in time', 1;`;
 
 /**
  * Creates the SQL Server database for `connectionString`. The configuration is checked now
@@ -27,64 +59,53 @@ export interface MssqlDatabaseOptions {
  * @param connectionString `SQL_CONNECTION_STRING`; see `mssqlConfigFromConnectionString`.
  */
 export function createMssqlDatabase(connectionString: string, options: MssqlDatabaseOptions = {}): Database {
-  return new MssqlDatabase(mssqlConfigFromConnectionString(connectionString), options.logger);
+  const config = mssqlConfigFromConnectionString(connectionString);
+  if (options.requestTimeoutMs !== undefined) config.requestTimeout = options.requestTimeoutMs;
+  return new MssqlDatabase(config, options);
 }
+
+/** One failed attempt: whether it may run again, and the port error to throw if not. */
+class AttemptFailure extends Error {
+  constructor(
+    readonly retriable: boolean,
+    readonly failure: unknown,
+    readonly fault: MssqlFault | undefined,
+  ) {
+    super('database attempt failed', { cause: failure });
+  }
+}
+
+type Operation = 'query' | 'execute' | 'transaction';
 
 class MssqlDatabase implements Database {
   readonly dialect = 'mssql' as const;
-  private connecting: Promise<mssql.ConnectionPool> | undefined;
+  private connecting: Promise<DriverPool> | undefined;
   private closed = false;
   private readonly scope = new TransactionScope();
+  private readonly driver: MssqlDriver;
 
   constructor(
     private readonly config: mssql.config,
-    private readonly logger: Logger | undefined,
-  ) {}
+    private readonly options: MssqlDatabaseOptions,
+  ) {
+    this.driver = options.driver ?? tediousDriver();
+  }
 
   async query<T extends object = SqlRow>(sql: string, params?: SqlParams): Promise<T[]> {
     this.scope.assertOutside();
-    return rowsOf<T>(await runRequest(await this.pool(), sql, params));
+    // A read leaves nothing behind: whatever broke, it may run again.
+    return this.withRetries('query', async () => rowsOf<T>(await this.attempt(() => this.send(sql, params), (fault) => fault.kind !== 'permanent')));
   }
 
   async execute(sql: string, params?: SqlParams): Promise<number> {
     this.scope.assertOutside();
-    return rowsAffectedOf(await runRequest(await this.pool(), sql, params));
+    // A write whose connection broke may have been applied: only a refused one runs again.
+    return this.withRetries('execute', async () => rowsAffectedOf(await this.attempt(() => this.send(sql, params), (fault) => fault.kind === 'refused')));
   }
 
-  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: TransactionExecutor) => Promise<T>): Promise<T> {
     this.scope.assertOutside();
-    const transaction = new (mssqlDriver().Transaction)(await this.pool());
-    try {
-      await transaction.begin();
-    } catch (error) {
-      throw translateMssqlError(error);
-    }
-    // The transaction's connection takes one request at a time; statements the callback runs
-    // side by side (Promise.all) wait their turn, as they would on SQLite.
-    const queue = new SerialQueue();
-    let finished = false;
-    const inTransaction = <R>(action: () => Promise<R>): Promise<R> =>
-      queue.run(() => {
-        if (finished) throw new Error('Statement sent through a transaction that has already finished');
-        return action();
-      });
-    const tx: SqlExecutor = {
-      query: <R extends object = SqlRow>(sql: string, params?: SqlParams) =>
-        inTransaction(async () => rowsOf<R>(await runRequest(transaction, sql, params))),
-      execute: (sql: string, params?: SqlParams) =>
-        inTransaction(async () => rowsAffectedOf(await runRequest(transaction, sql, params))),
-    };
-    try {
-      const result = await this.scope.run(() => work(tx));
-      finished = true;
-      await queue.run(() => transaction.commit());
-      return result;
-    } catch (error) {
-      finished = true;
-      // Fails when the server already rolled back (an error in a trigger aborts the transaction).
-      await queue.run(() => transaction.rollback()).catch(() => undefined);
-      throw translateMssqlError(error);
-    }
+    return this.withRetries('transaction', () => this.transactionOnce(work));
   }
 
   async ping(): Promise<void> {
@@ -100,22 +121,84 @@ class MssqlDatabase implements Database {
     await pool?.close();
   }
 
-  private pool(): Promise<mssql.ConnectionPool> {
+  private async send(sql: string, params: SqlParams | undefined): Promise<mssql.IResult<Record<string, unknown>>> {
+    return runRequest((await this.pool()).request(), sql, params);
+  }
+
+  /** Runs one attempt; a failure becomes an `AttemptFailure` that says whether `mayRetry` allows another. */
+  private async attempt<R>(action: () => Promise<R>, mayRetry: (fault: MssqlFault) => boolean): Promise<R> {
+    try {
+      return await action();
+    } catch (error) {
+      const fault = classifyMssqlFault(error);
+      throw new AttemptFailure(mayRetry(fault), translateMssqlError(error), fault);
+    }
+  }
+
+  private async withRetries<R>(operation: Operation, run: () => Promise<R>): Promise<R> {
+    const { policy = DATABASE_RETRY_POLICY, ...waits } = this.options.retry ?? {};
+    try {
+      return await retryTransient(run, policy, {
+        ...waits,
+        isRetriable: (error) => error instanceof AttemptFailure && error.retriable,
+        onRetry: (error, { attempt, delayMs }) => {
+          const fault = error instanceof AttemptFailure ? error.fault : undefined;
+          this.options.logger?.warn(
+            { errorCode: 'database_transient_fault', operation, attempt, delayMs, ...faultFields(fault) },
+            'database operation failed for a passing reason: retrying',
+          );
+        },
+      });
+    } catch (error) {
+      throw error instanceof AttemptFailure ? error.failure : error;
+    }
+  }
+
+  private async transactionOnce<T>(work: (tx: TransactionExecutor) => Promise<T>): Promise<T> {
+    // Nothing has happened before BEGIN is acknowledged: any passing fault may run again.
+    const transaction = await this.attempt(async () => {
+      const begun = (await this.pool()).transaction();
+      await begun.begin();
+      return begun;
+    }, (fault) => fault.kind !== 'permanent');
+    const state = new TransactionState(transaction);
+    let result: T;
+    try {
+      result = await this.scope.run(() => work(state.executor));
+    } catch (error) {
+      await state.rollback();
+      // Uncommitted, so rolled back: the server drops a transaction with its connection.
+      const retriable = state.fault !== undefined && state.fault.kind !== 'permanent';
+      throw new AttemptFailure(retriable, translateMssqlError(error), state.fault);
+    }
+    try {
+      await state.commit();
+    } catch (error) {
+      const fault = classifyMssqlFault(error);
+      if (fault.kind === 'lost') {
+        this.options.logger?.warn(
+          { errorCode: 'database_commit_unknown', ...faultFields(fault) },
+          'database commit outcome unknown: not retried',
+        );
+      }
+      await state.rollback();
+      throw new AttemptFailure(fault.kind === 'refused', translateMssqlError(error), fault);
+    }
+    return result;
+  }
+
+  private pool(): Promise<DriverPool> {
     if (this.closed) return Promise.reject(new Error('Database is closed'));
     this.connecting ??= this.connect();
     return this.connecting;
   }
 
-  private async connect(): Promise<mssql.ConnectionPool> {
+  private async connect(): Promise<DriverPool> {
     // The driver writes defaults into the configuration it is given; each pool gets its own copy.
-    const pool = new (mssqlDriver().ConnectionPool)({
-      ...this.config,
-      options: { ...this.config.options },
-      pool: { ...this.config.pool },
-    });
+    const pool = this.driver.createPool({ ...this.config, options: { ...this.config.options }, pool: { ...this.config.pool } });
     // Without a listener an 'error' event would crash the process; callers already get the error.
-    pool.on('error', (error: unknown) => {
-      this.logger?.warn({ ...errorFields(error) }, 'SQL Server connection pool reported an error');
+    pool.onError((error: unknown) => {
+      this.options.logger?.warn({ ...errorFields(error) }, 'SQL Server connection pool reported an error');
     });
     try {
       await pool.connect();
@@ -123,25 +206,75 @@ class MssqlDatabase implements Database {
     } catch (error) {
       this.connecting = undefined;
       await pool.close().catch(() => undefined);
-      throw new DependencyUnavailableError('database', { cause: error });
+      throw new PoolConnectError({ cause: error });
     }
   }
 }
 
-async function runRequest(
-  source: mssql.ConnectionPool | mssql.Transaction,
-  sql: string,
-  params: SqlParams | undefined,
-): Promise<mssql.IResult<Record<string, unknown>>> {
-  const request = source.request();
+/**
+ * One attempt of a transaction: its connection takes one request at a time, so statements the
+ * callback runs side by side (Promise.all) wait their turn, as they would on SQLite. A passing
+ * fault ends the transaction on the server; later statements fail the same way at once.
+ */
+class TransactionState {
+  /** The first fault that ended the transaction, if one did. */
+  fault: MssqlFault | undefined;
+  private ended: unknown;
+  private finished = false;
+  private readonly queue = new SerialQueue();
+  readonly executor: TransactionExecutor;
+
+  constructor(private readonly transaction: DriverTransaction) {
+    this.executor = {
+      query: <R extends object = SqlRow>(sql: string, params?: SqlParams) =>
+        this.run(async () => rowsOf<R>(await runRequest(transaction.request(), sql, params))),
+      execute: (sql: string, params?: SqlParams) => this.run(async () => rowsAffectedOf(await runRequest(transaction.request(), sql, params))),
+      lock: (resource: string, options?: LockOptions) => {
+        const { timeoutMs } = checkLockRequest(resource, options);
+        const overrides: RequestOverrides = { requestTimeout: timeoutMs + LOCK_REQUEST_MARGIN_MS };
+        return this.run(async () => {
+          await runRequest(transaction.request(overrides), LOCK_STATEMENT, { resource, timeoutMs });
+        });
+      },
+    };
+  }
+
+  commit(): Promise<void> {
+    this.finished = true;
+    return this.queue.run(() => this.transaction.commit());
+  }
+
+  /** Fails when the server already rolled back (a deadlock, an error in a trigger); nothing to undo then. */
+  async rollback(): Promise<void> {
+    this.finished = true;
+    await this.queue.run(() => this.transaction.rollback()).catch(() => undefined);
+  }
+
+  private run<R>(action: () => Promise<R>): Promise<R> {
+    return this.queue.run(async () => {
+      if (this.finished) throw new Error('Statement sent through a transaction that has already finished');
+      if (this.fault) throw this.ended;
+      try {
+        return await action();
+      } catch (error) {
+        const fault = classifyMssqlFault(error);
+        const translated = translateMssqlError(error);
+        if (fault.kind !== 'permanent') {
+          this.fault = fault;
+          this.ended = translated;
+        }
+        throw translated;
+      }
+    });
+  }
+}
+
+async function runRequest(request: DriverRequest, sql: string, params: SqlParams | undefined): Promise<mssql.IResult<Record<string, unknown>>> {
   for (const [name, value] of Object.entries(params ?? {})) {
-    request.input(name, toMssqlValue(name, value));
+    const parameter = toMssqlParameter(name, value);
+    request.input(name, parameter.type, parameter.value);
   }
-  try {
-    return await request.query<Record<string, unknown>>(sql);
-  } catch (error) {
-    throw translateMssqlError(error);
-  }
+  return request.query(sql);
 }
 
 function rowsOf<T>(result: mssql.IResult<Record<string, unknown>>): T[] {
@@ -151,4 +284,12 @@ function rowsOf<T>(result: mssql.IResult<Record<string, unknown>>): T[] {
 /** One statement may report several counts (e.g. IF ... INSERT); triggers set NOCOUNT ON so theirs do not add up. */
 function rowsAffectedOf(result: mssql.IResult<unknown>): number {
   return result.rowsAffected.reduce((sum, count) => sum + count, 0);
+}
+
+/** The fault's facts for a log line: the server's error number and the driver's code, never a message. */
+function faultFields(fault: MssqlFault | undefined): Record<string, string | number> {
+  return {
+    ...(fault?.number === undefined ? {} : { sqlErrorNumber: fault.number }),
+    ...(fault?.code === undefined ? {} : { driverCode: fault.code }),
+  };
 }

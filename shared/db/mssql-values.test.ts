@@ -1,14 +1,5 @@
-import * as mssql from 'mssql';
 import { describe, expect, it } from 'vitest';
-import { DependencyUnavailableError } from '../errors/dependency-unavailable';
-import { UniqueViolationError } from './database-errors';
-import { normalizeMssqlRow, toMssqlValue, translateMssqlError } from './mssql-values';
-
-function requestError(number: number, message = 'server error'): mssql.RequestError {
-  const error = new mssql.RequestError(message, 'EREQUEST');
-  (error as unknown as { number: number }).number = number;
-  return error;
-}
+import { normalizeMssqlRow, toMssqlParameter } from './mssql-values';
 
 describe('normalizeMssqlRow', () => {
   it('turns dates into ISO 8601 UTC strings and bits into 1/0, leaving the rest', () => {
@@ -25,45 +16,22 @@ describe('normalizeMssqlRow', () => {
   });
 });
 
-describe('toMssqlValue', () => {
+describe('toMssqlParameter', () => {
+  it('declares one type per kind of value, never sized to the value, so SQL Server caches one plan per statement', () => {
+    expect(toMssqlParameter('a', 'x')).toEqual({ type: { kind: 'nvarchar', length: 4000 }, value: 'x' });
+    expect(toMssqlParameter('a', 'x'.repeat(4000))).toEqual({ type: { kind: 'nvarchar', length: 4000 }, value: 'x'.repeat(4000) });
+    expect(toMssqlParameter('a', 'x'.repeat(4001)).type).toEqual({ kind: 'nvarchar', length: 'max' });
+    expect(toMssqlParameter('a', null)).toEqual({ type: { kind: 'nvarchar', length: 4000 }, value: null });
+    expect(toMssqlParameter('a', 7)).toEqual({ type: { kind: 'int' }, value: 7 });
+    expect(toMssqlParameter('a', -2147483648).type).toEqual({ kind: 'int' });
+    expect(toMssqlParameter('a', 2147483648)).toEqual({ type: { kind: 'bigint' }, value: 2147483648 });
+    expect(toMssqlParameter('a', 0.5)).toEqual({ type: { kind: 'float' }, value: 0.5 });
+  });
+
   it('binds booleans as 1/0 and refuses what SQL cannot hold', () => {
-    expect(toMssqlValue('a', true)).toBe(1);
-    expect(toMssqlValue('a', false)).toBe(0);
-    expect(toMssqlValue('a', 'text')).toBe('text');
-    expect(toMssqlValue('a', null)).toBeNull();
-    expect(() => toMssqlValue('a', Number.POSITIVE_INFINITY)).toThrow(/@a is not a finite number/);
-  });
-});
-
-describe('translateMssqlError', () => {
-  it('reports a duplicate key as UniqueViolationError', () => {
-    for (const number of [2601, 2627]) {
-      const original = requestError(number);
-      const translated = translateMssqlError(original);
-      expect(translated).toBeInstanceOf(UniqueViolationError);
-      expect((translated as Error).cause).toBe(original);
-    }
-  });
-
-  it('reports connection trouble and transient server errors as an unavailable database', () => {
-    const cases = [
-      new mssql.ConnectionError('Failed to connect', 'ESOCKET'),
-      new mssql.RequestError('Timeout: Request failed to complete', 'ETIMEOUT'),
-      requestError(40613),
-      requestError(1205),
-      Object.assign(new Error('Failed to acquire a connection from the pool'), { name: 'TimeoutError' }),
-    ];
-    for (const original of cases) {
-      const translated = translateMssqlError(original);
-      expect(translated).toBeInstanceOf(DependencyUnavailableError);
-      expect((translated as Error).cause).toBe(original);
-    }
-  });
-
-  it('passes other errors through unchanged', () => {
-    const syntax = requestError(102, "Incorrect syntax near 'FORM'");
-    expect(translateMssqlError(syntax)).toBe(syntax);
-    const plain = new Error('bug');
-    expect(translateMssqlError(plain)).toBe(plain);
+    expect(toMssqlParameter('a', true)).toEqual({ type: { kind: 'int' }, value: 1 });
+    expect(toMssqlParameter('a', false)).toEqual({ type: { kind: 'int' }, value: 0 });
+    expect(() => toMssqlParameter('a', Number.POSITIVE_INFINITY)).toThrow(/@a is not a finite number/);
+    expect(() => toMssqlParameter('a', Number.NaN)).toThrow(/@a is not a finite number/);
   });
 });

@@ -9,6 +9,8 @@ export interface OpenDatabaseOptions {
   logger?: Logger;
   /** SQLite only: how long to wait for another process's write lock; default 5000 ms. */
   sqliteBusyTimeoutMs?: number;
+  /** SQL Server only: how long one statement may run; default the connection string's, else 15 s. */
+  mssqlRequestTimeoutMs?: number;
 }
 
 /**
@@ -26,6 +28,9 @@ export function openDatabase(config: Config['database'], options: OpenDatabaseOp
         options.sqliteBusyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.sqliteBusyTimeoutMs },
       );
     case 'mssql':
-      return createMssqlDatabase(config.connectionString, options.logger ? { logger: options.logger } : {});
+      return createMssqlDatabase(config.connectionString, {
+        ...(options.logger ? { logger: options.logger } : {}),
+        ...(options.mssqlRequestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.mssqlRequestTimeoutMs }),
+      });
   }
 }

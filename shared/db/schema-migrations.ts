@@ -1,5 +1,5 @@
 import type { UmzugStorage } from 'umzug';
-import type { Database, Dialect, SqlExecutor } from './database';
+import type { Database, Dialect, SqlExecutor, TransactionExecutor } from './database';
 
 /**
  * The `SchemaMigrations` table: the names of the migrations applied to this database, read and
@@ -17,28 +17,20 @@ const CREATE_TABLE: Readonly<Record<Dialect, string>> = {
 };
 
 /**
- * Makes concurrent migrators (two app instances starting together) take turns. SQLite needs no
- * statement: every transaction there begins with `BEGIN IMMEDIATE`, which already does it.
+ * How long a migrator waits for another one (two instances starting together) by default: inside
+ * an HTTP request's budget, where development migrates on first use. `npm run migrate` waits longer.
  */
-const LOCK: Readonly<Record<Dialect, string | null>> = {
-  sqlite: null,
-  mssql: `
-    DECLARE @lockResult int;
-    EXEC @lockResult = sp_getapplock @Resource = N'SchemaMigrations', @LockMode = N'Exclusive',
-      @LockOwner = N'Transaction', @LockTimeout = 60000;
-    IF @lockResult < 0 THROW 51001, 'Could not take the schema migration lock', 1;`,
-};
+export const DEFAULT_MIGRATION_LOCK_TIMEOUT_MS = 8000;
 
-/** Takes the migration lock for the rest of `tx` (see `LOCK`). */
-export async function lockSchemaMigrations(tx: SqlExecutor, dialect: Dialect): Promise<void> {
-  const statement = LOCK[dialect];
-  if (statement) await tx.execute(statement);
+/** Makes concurrent migrators take turns, for the rest of `tx`. */
+export async function lockSchemaMigrations(tx: TransactionExecutor, timeoutMs = DEFAULT_MIGRATION_LOCK_TIMEOUT_MS): Promise<void> {
+  await tx.lock('SchemaMigrations', { timeoutMs });
 }
 
 /** Creates `SchemaMigrations` when missing. */
-export async function ensureSchemaMigrationsTable(db: Database): Promise<void> {
+export async function ensureSchemaMigrationsTable(db: Database, lockTimeoutMs?: number): Promise<void> {
   await db.transaction(async (tx) => {
-    await lockSchemaMigrations(tx, db.dialect);
+    await lockSchemaMigrations(tx, lockTimeoutMs);
     await tx.execute(CREATE_TABLE[db.dialect]);
   });
 }
@@ -74,11 +66,12 @@ export async function forgetMigration(executor: SqlExecutor, name: string): Prom
  * (see `migrate.ts`), so by the time umzug calls `logMigration` the row is normally there already;
  * logging and unlogging are idempotent so the storage stays right when used on its own too.
  * @param now the timestamp for a row this storage writes itself.
+ * @param lockTimeoutMs how long to wait for another migrator.
  */
-export function schemaMigrationsStorage(db: Database, now: () => string): UmzugStorage<unknown> {
+export function schemaMigrationsStorage(db: Database, now: () => string, lockTimeoutMs?: number): UmzugStorage<unknown> {
   return {
     async executed() {
-      await ensureSchemaMigrationsTable(db);
+      await ensureSchemaMigrationsTable(db, lockTimeoutMs);
       return appliedMigrationNames(db);
     },
     async logMigration({ name }) {

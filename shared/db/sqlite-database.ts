@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import type { Database, SqlExecutor, SqlParams, SqlRow, SqlValue } from './database';
+import { checkLockRequest, type Database, type LockOptions, type SqlParams, type SqlRow, type SqlValue, type TransactionExecutor } from './database';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { UniqueViolationError } from './database-errors';
 import { SerialQueue } from './serial-queue';
@@ -87,7 +87,7 @@ class SqliteDatabase implements Database {
     return this.queue.run(() => this.run(this.open(), sql, params));
   }
 
-  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: TransactionExecutor) => Promise<T>): Promise<T> {
     this.scope.assertOutside();
     return this.queue.run(async () => {
       const connection = this.open();
@@ -96,7 +96,7 @@ class SqliteDatabase implements Database {
       const assertOpen = (): void => {
         if (finished) throw new Error('Statement sent through a transaction that has already finished');
       };
-      const tx: SqlExecutor = {
+      const tx: TransactionExecutor = {
         query: async <R extends object = SqlRow>(sql: string, params?: SqlParams): Promise<R[]> => {
           assertOpen();
           return this.all<R>(connection, sql, params);
@@ -104,6 +104,12 @@ class SqliteDatabase implements Database {
         execute: async (sql: string, params?: SqlParams): Promise<number> => {
           assertOpen();
           return this.run(connection, sql, params);
+        },
+        lock: async (resource: string, options?: LockOptions): Promise<void> => {
+          checkLockRequest(resource, options);
+          assertOpen();
+          // Nothing to take: BEGIN IMMEDIATE already holds the database's write lock, which every
+          // other transaction, on any connection or process, waits for until this one ends.
         },
       };
       try {

@@ -6,6 +6,7 @@ import { isServerError } from '../errors/error-catalogue';
 import { isProblem, problem, problemBody, type Problem } from '../errors/problem';
 import { runWithLogContext, type LogContext } from '../logging/log-context';
 import { errorFields, type Logger } from '../logging/logger';
+import { HTTP_REQUEST_BUDGET_MS, runWithTimeBudget } from '../resilience/time-budget';
 import type { Session } from '../sessions/session';
 import type { Telemetry } from '../telemetry/telemetry';
 import type { User } from '../users/user';
@@ -95,7 +96,8 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
       const endpointLabel = `${request.method} /${ROUTE_PREFIX}/${options.route}`;
       const logContext: LogContext = { traceId, userId: null, requestId, endpoint: endpointLabel };
 
-      return runWithLogContext(logContext, async () => {
+      // Retries deep inside (a database deadlock, a failover) stop in time for a clear answer.
+      return runWithLogContext(logContext, () => runWithTimeBudget(HTTP_REQUEST_BUDGET_MS, async () => {
         // requestId, endpoint, traceId and userId come from the log context, so shared code that logs
         // through the root logger stamps its lines with them too; bindings here would repeat the keys.
         const log = deps.logger;
@@ -128,7 +130,7 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
           thrown,
         });
         return response;
-      });
+      }));
     };
   };
 }

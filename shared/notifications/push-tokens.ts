@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { SqlExecutor } from '../db/database';
+import type { SqlExecutor, TransactionExecutor } from '../db/database';
 import { UniqueViolationError } from '../db/database-errors';
 
 /**
@@ -21,14 +22,19 @@ export const pushTokenBody = z.strictObject({ token: z.string().max(256).regex(E
  * Registers `token` for `userId` (or moves it there from whoever had it: a token belongs to the
  * device's current user), then trims the user's devices to `MAX_DEVICES_PER_USER`. Resolves with
  * the user the token was taken from, if any, so the move is on record.
- * Pass a transaction: the upsert and the trim belong together.
+ * Pass a transaction: the upsert and the trim belong together. It locks the token, then the user:
+ * two registrations of one device take turns (so the second sees and reports the move), and so do
+ * two of one user's devices (each trim counts the other's row, so the user keeps at most 10).
  */
 export async function registerPushToken(
-  tx: SqlExecutor,
+  tx: TransactionExecutor,
   userId: string,
   token: string,
   now: string,
 ): Promise<{ movedFromUserId: string | null }> {
+  // The token itself is personal data and may be longer than a lock name: its digest names the lock.
+  await tx.lock(`push-token:${createHash('sha256').update(token).digest('hex')}`);
+  await tx.lock(`push-tokens:user:${userId}`);
   const values = { token, userId, now };
   const [previous] = await tx.query<{ userId: string }>('SELECT userId FROM PushTokens WHERE token = @token', { token });
   const move = () => tx.execute('UPDATE PushTokens SET userId = @userId, updatedAt = @now WHERE token = @token', values);

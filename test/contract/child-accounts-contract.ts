@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkUsername, type ChildUsername } from '../../shared/auth/child/child-username';
 import type { ChildAccount } from '../../shared/children/child-account';
 import {
   claimVerifiedSecret,
@@ -27,10 +28,17 @@ const LATER = '2025-04-03T12:00:00.500Z';
 const PARENT = numberedId(1);
 const OTHER_PARENT = numberedId(2);
 
+/** A username in its stored form, as the endpoints hand it to the store. */
+function stored(username: string): ChildUsername {
+  const checked = checkUsername(username);
+  if (!checked.ok) throw new Error(`test username ${username} is not valid`);
+  return checked.username;
+}
+
 function newChild(n: number, username: string, overrides: { parentId?: string; createdAt?: string; scopes?: Section[] } = {}): NewChildAccount {
   return {
     user: childUser(n, overrides.parentId ?? PARENT, { createdAt: overrides.createdAt ?? CREATED, updatedAt: overrides.createdAt ?? CREATED }),
-    username,
+    username: stored(username),
     secretHash: PIN_HASH,
     secretKind: 'pin',
     scopes: overrides.scopes ?? ['announcements', 'events'],
@@ -77,11 +85,22 @@ export function describeChildAccountsContract(name: string, factory: TestDatabas
       await seedParents(db);
       const child = newChild(10, 'mia.lund-2_b', { scopes: ['media', 'announcements', 'groups', 'events'] });
       await insert(db, child);
-      expect(await findChildByUsername(db, 'mia.lund-2_b')).toEqual(accountOf(child));
+      expect(await findChildByUsername(db, stored('mia.lund-2_b'))).toEqual(accountOf(child));
       expect(await findChildById(db, child.user.id)).toEqual(accountOf(child));
       expect(await findUserById(db, child.user.id)).toEqual(child.user);
-      expect(await findChildByUsername(db, 'mia.lund')).toBeUndefined();
+      expect(await findChildByUsername(db, stored('mia.lund'))).toBeUndefined();
       expect(await findChildById(db, numberedId(99))).toBeUndefined();
+    });
+
+    it('takes only the stored form of a username: a spelling SQL Server would match never reaches a statement', async () => {
+      const db = database();
+      await seedParents(db);
+      await insert(db, newChild(10, 'kid'));
+      for (const spelling of ['kid ', ' kid', 'KID', 'ｋｉｄ']) {
+        await expect(findChildByUsername(db, spelling as ChildUsername), spelling).rejects.toThrow(/stored form/);
+        await expect(insert(db, { ...newChild(11, 'other'), username: spelling as ChildUsername })).rejects.toThrow(/stored form/);
+      }
+      expect(await findUserById(db, numberedId(11))).toBeUndefined();
     });
 
     it('keeps a child without scopes as an empty list', async () => {
@@ -99,7 +118,7 @@ export function describeChildAccountsContract(name: string, factory: TestDatabas
       const error = await insert(db, newChild(11, 'taken', { parentId: OTHER_PARENT })).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(UniqueViolationError);
       expect(await findUserById(db, numberedId(11))).toBeUndefined();
-      expect((await findChildByUsername(db, 'taken'))?.userId).toBe(numberedId(10));
+      expect((await findChildByUsername(db, stored('taken')))?.userId).toBe(numberedId(10));
     });
 
     it('keeps the username of a deleted child taken', async () => {
@@ -108,7 +127,7 @@ export function describeChildAccountsContract(name: string, factory: TestDatabas
       await insert(db, newChild(10, 'gone.child'));
       await markChildDeleted(db, numberedId(10), LATER);
       await expect(insert(db, newChild(11, 'gone.child'))).rejects.toBeInstanceOf(UniqueViolationError);
-      expect(await findChildByUsername(db, 'gone.child')).toMatchObject({ userId: numberedId(10), deletedAt: LATER });
+      expect(await findChildByUsername(db, stored('gone.child'))).toMatchObject({ userId: numberedId(10), deletedAt: LATER });
     });
 
     it("pages a parent's children oldest first, ties broken by id, without deleted ones or other parents' children", async () => {

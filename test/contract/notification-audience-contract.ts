@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ChildUsername } from '../../shared/auth/child/child-username';
 import { insertChildAccount, markChildDeleted } from '../../shared/children/child-account-store';
 import type { Database } from '../../shared/db/database';
 import { isEmailHardBounced, markEmailHardBounce } from '../../shared/notifications/email-hard-bounces';
@@ -43,7 +44,7 @@ async function addAdult(db: Database, n: number, overrides: Partial<User> = {}):
 async function addChild(db: Database, n: number, parentId: string, scopes: Section[]): Promise<User> {
   const user = childUser(n, parentId);
   await db.transaction((tx) =>
-    insertChildAccount(tx, { user, username: `kid.${n}`, secretHash: 'opaque-hash', secretKind: 'pin', scopes }),
+    insertChildAccount(tx, { user, username: `kid.${n}` as ChildUsername, secretHash: 'opaque-hash', secretKind: 'pin', scopes }),
   );
   return user;
 }

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   checkThrottle,
+  lockThrottle,
   pruneSignInThrottle,
   recordFailure,
   recordSuccess,
@@ -50,9 +51,10 @@ export function describeSignInThrottleContract(name: string, factory: TestDataba
     async function signIn(db: Database, keys: ThrottleKeys, secretIsRight: boolean): Promise<ThrottleDecision | FailureRecord> {
       const gate = await checkThrottle(db, keys, clock.now());
       if (!gate.allowed) return gate;
-      return db.transaction((tx) =>
-        secretIsRight ? recordSuccess(tx, keys, clock.now()) : recordFailure(tx, keys, clock.now(), { random }),
-      );
+      return db.transaction(async (tx) => {
+        const lock = await lockThrottle(tx, keys);
+        return secretIsRight ? recordSuccess(lock, clock.now()) : recordFailure(lock, clock.now(), { random });
+      });
     }
 
     it('counts consecutive failures per username and reads them back exactly', async () => {

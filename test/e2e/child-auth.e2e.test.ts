@@ -224,7 +224,74 @@ describe('child sign-in', () => {
   });
 });
 
+/** Wrong PINs, each its own value so every one is a canary and none is the right one. */
+function wrongPins(count: number, offset: number): string[] {
+  return Array.from({ length: count }, (_, index) => String(7_300_000 + offset + index * 7919));
+}
+
+/** The failed sign-ins recorded against `childId` whose secret was evaluated: bad_credentials. */
+function evaluatedGuesses(childId: string): number {
+  return auditRows(databaseFile).filter((row) => row.subjectUserId === childId && row.reason === 'bad_credentials').length;
+}
+
+describe('spellings and bursts', () => {
+  it('answers a spelling of a name like an unknown username and counts it under the name: after `SPELL-KID `, ` spell-kid` and `ｓｐｅｌｌ-ｋｉｄ`, the right PIN under `spell-kid` gets 429', async () => {
+    const pin = '603917';
+    expect((await api.createChild(parentToken, { username: 'spell-kid', pin, scopes: [] })).status).toBe(201);
+    const unknown = await api.signInChild('no-such-speller', pin, { headers: fromNewAddress() });
+    const strip = (body: Record<string, unknown>) => ({ ...body, traceId: undefined });
+    const traceIds: unknown[] = [];
+    for (const spelling of ['SPELL-KID ', ' spell-kid', 'ｓｐｅｌｌ-ｋｉｄ']) {
+      const attempt = await api.signInChild(spelling, pin, { headers: fromNewAddress() });
+      expect(attempt.status, spelling).toBe(401);
+      expect(strip(attempt.body), spelling).toEqual(strip(unknown.body));
+      traceIds.push(attempt.body.traceId);
+    }
+    const right = await api.signInChild('spell-kid', pin, { headers: fromNewAddress() });
+    expect(right.status).toBe(429);
+    expect(right.body.code).toBe('too_many_attempts');
+    const reasons = auditRows(databaseFile)
+      .filter((row) => traceIds.includes(row.traceId))
+      .map((row) => [row.reason, row.subjectUserId]);
+    expect(reasons).toEqual(Array(3).fill(['user_not_found', null]));
+  });
+
+  it('evaluates at most 10 of 40 wrong guesses fired at once against the account', async () => {
+    const created = await api.createChild(parentToken, { username: 'burst-kid', pin: '815064', scopes: [] });
+    const childId = String(created.body.id);
+    const guesses = wrongPins(40, 1);
+    const answers = await Promise.all(guesses.map((pin) => api.signInChild('burst-kid', pin, { headers: fromNewAddress() })));
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([401, 429]));
+    const evaluated = evaluatedGuesses(childId);
+    // The three free failures at least; never more than the lock allows.
+    expect(evaluated).toBeGreaterThanOrEqual(3);
+    expect(evaluated).toBeLessThanOrEqual(10);
+    expect(answers.filter((answer) => answer.status === 401).length).toBeGreaterThanOrEqual(evaluated);
+  });
+});
+
 describe('two hosts on one database', () => {
+  it('evaluate at most 10 of 40 wrong guesses fired at both at once', async () => {
+    const second = await startLocalHost(env.hostEnv);
+    try {
+      const secondApi = new ApiClient(second.baseUrl, canaries);
+      const created = await api.createChild(parentToken, { username: 'twin-burst-kid', pin: '526173', scopes: [] });
+      const childId = String(created.body.id);
+      const guesses = wrongPins(40, 3);
+      const answers = await Promise.all(
+        guesses.map((pin, index) => (index % 2 === 0 ? api : secondApi).signInChild('twin-burst-kid', pin, { headers: fromNewAddress() })),
+      );
+      expect(answers.every((answer) => answer.status === 401 || answer.status === 429)).toBe(true);
+      const evaluated = evaluatedGuesses(childId);
+      expect(evaluated).toBeGreaterThanOrEqual(3);
+      expect(evaluated).toBeLessThanOrEqual(10);
+    } finally {
+      await second.stop();
+      expect(second.invalidLines).toEqual([]);
+      expect(canaries.findIn(second.stdout.join('\n'))).toEqual([]);
+    }
+  });
+
   it('share the sign-in throttle', async () => {
     const second = await startLocalHost(env.hostEnv);
     try {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ChildUsername } from '../../shared/auth/child/child-username';
 import type { Announcement, AnnouncementChannel } from '../../shared/announcements/announcement';
 import { insertAnnouncement } from '../../shared/announcements/announcement-store';
 import { insertChildAccount } from '../../shared/children/child-account-store';
@@ -60,7 +61,7 @@ export async function addChild(db: Database, parentId: string, scopes: readonly 
   const id = options.id ?? orderedUserId();
   const user = childUser(0, parentId, { id, createdAt: T0, updatedAt: T0 });
   await db.transaction((tx) =>
-    insertChildAccount(tx, { user, username: `kid-${id.slice(-6)}`, secretHash: 'not-a-real-hash', secretKind: 'pin', scopes }),
+    insertChildAccount(tx, { user, username: `kid-${id.slice(-6)}` as ChildUsername, secretHash: 'not-a-real-hash', secretKind: 'pin', scopes }),
   );
   return user;
 }

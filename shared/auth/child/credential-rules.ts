@@ -1,70 +1,28 @@
+import { usernameIdentity } from './child-username';
 import { COMMON_PINS } from './common-pins';
 import { isCommonPassword } from './common-passwords';
 
 /**
- * The rules for child usernames, PINs and passwords (contract section 6). Every check returns a
- * value, never throws: the endpoint turns a refused username into 400 `invalid_request` and a
- * refused PIN or password into 400 `weak_secret`. The `rule` names are for tests and for the
- * endpoint's choice of message; none of them echo the submitted value.
+ * The rules for child PINs and passwords (contract section 6; usernames have their own module,
+ * `child-username.ts`). Every check returns a value, never throws: the endpoint turns a refused
+ * PIN or password into 400 `weak_secret`. The `rule` names are for tests and for the endpoint's
+ * choice of message; none of them echo the submitted value.
  */
 
 export const CREDENTIAL_LIMITS = {
-  usernameMinLength: 3,
-  usernameMaxLength: 32,
   pinMinLength: 6,
   pinMaxLength: 12,
   passwordMinLength: 8,
   passwordMaxLength: 128,
 } as const;
 
-export type UsernameRule =
-  | 'too_short'
-  | 'too_long'
-  | 'invalid_characters'
-  /** Starts or ends with `.`, `_` or `-`. */
-  | 'separator_at_edge'
-  /** Two of `.`, `_`, `-` side by side. */
-  | 'consecutive_separators';
 export type PinRule = 'not_digits' | 'too_short' | 'too_long' | 'repeated' | 'sequence' | 'common';
 export type PasswordRule = 'too_short' | 'too_long' | 'common' | 'matches_username';
 
-export type UsernameCheck = { ok: true; username: string } | { ok: false; rule: UsernameRule };
 export type SecretCheck<Rule extends string> = { ok: true } | { ok: false; rule: Rule };
 
-const USERNAME_CHARACTERS = /^[A-Za-z0-9._-]+$/;
-const SEPARATOR_AT_EDGE = /^[._-]|[._-]$/;
-const CONSECUTIVE_SEPARATORS = /[._-]{2}/;
 const DIGITS = /^[0-9]*$/;
 const COMMON_PIN_SET: ReadonlySet<string> = new Set(COMMON_PINS);
-
-/**
- * The form a username is stored, compared and throttled under: ASCII letters lower-cased, nothing
- * else touched. Only ASCII is folded on purpose: `toLowerCase` maps some non-ASCII letters onto
- * ASCII (the Kelvin sign becomes `k`), which would let an invalid name alias a valid one. No
- * trimming either: a name with surrounding spaces is simply not a valid name.
- * @param raw the username as submitted.
- */
-export function normalizeUsername(raw: string): string {
-  return raw.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-}
-
-/**
- * Checks a username: 3 to 32 characters of `a-z 0-9 . _ -`, upper case accepted and folded to
- * lower case (usernames compare case-insensitively). Beyond the contract, a name must start and
- * end with a letter or digit and may not put two separators side by side, so that names a child
- * reads aloud or types on a phone cannot differ only in punctuation (`kid.` vs `kid`, `a..b` vs
- * `a.b`).
- * @param raw the username as submitted.
- * @returns the normalised username when valid, else the first rule it breaks.
- */
-export function checkUsername(raw: string): UsernameCheck {
-  if (raw.length < CREDENTIAL_LIMITS.usernameMinLength) return { ok: false, rule: 'too_short' };
-  if (raw.length > CREDENTIAL_LIMITS.usernameMaxLength) return { ok: false, rule: 'too_long' };
-  if (!USERNAME_CHARACTERS.test(raw)) return { ok: false, rule: 'invalid_characters' };
-  if (SEPARATOR_AT_EDGE.test(raw)) return { ok: false, rule: 'separator_at_edge' };
-  if (CONSECUTIVE_SEPARATORS.test(raw)) return { ok: false, rule: 'consecutive_separators' };
-  return { ok: true, username: normalizeUsername(raw) };
-}
 
 /**
  * Checks a new PIN: 6 to 12 ASCII digits, not one repeated digit (`000000`), not a run up or down
@@ -86,7 +44,7 @@ export function checkPin(pin: string): SecretCheck<PinRule> {
 /**
  * Checks a new password: 8 to 128 characters (Unicode code points after NFC normalisation, the
  * form the hasher hashes), not on the common-password list (case-insensitively), and, when the
- * username is given, not the username itself in any case.
+ * username is given, not the username itself in any spelling (`usernameIdentity`).
  * @param password the password as submitted.
  * @param username the child's username (raw or normalised), when known.
  */
@@ -96,7 +54,7 @@ export function checkPassword(password: string, username?: string): SecretCheck<
   if (length < CREDENTIAL_LIMITS.passwordMinLength) return { ok: false, rule: 'too_short' };
   if (length > CREDENTIAL_LIMITS.passwordMaxLength) return { ok: false, rule: 'too_long' };
   if (isCommonPassword(normalized)) return { ok: false, rule: 'common' };
-  if (username !== undefined && normalized.toLowerCase() === normalizeUsername(username)) {
+  if (username !== undefined && usernameIdentity(normalized) === usernameIdentity(username)) {
     return { ok: false, rule: 'matches_username' };
   }
   return { ok: true };

@@ -8,6 +8,7 @@ import { createSqliteDatabase } from '../../db/sqlite-database';
 import { manualClock, type ManualClock } from '../../ports/clock';
 import {
   checkThrottle,
+  lockThrottle,
   pruneSignInThrottle,
   recordFailure,
   recordSuccess,
@@ -56,9 +57,10 @@ async function signIn(
 ): Promise<ThrottleDecision | FailureRecord> {
   const gate = await checkThrottle(database, keys, clock.now());
   if (!gate.allowed) return gate;
-  return database.transaction((tx) =>
-    secretIsRight ? recordSuccess(tx, keys, clock.now()) : recordFailure(tx, keys, clock.now()),
-  );
+  return database.transaction(async (tx) => {
+    const lock = await lockThrottle(tx, keys);
+    return secretIsRight ? recordSuccess(lock, clock.now()) : recordFailure(lock, clock.now());
+  });
 }
 
 const refused = (retryAfterSeconds: number, scope: 'username' | 'address' = 'username') => ({
@@ -170,10 +172,10 @@ describe('attempts that were let through together', () => {
     const gates = await Promise.all([1, 2, 3].map(() => checkThrottle(db, keys, clock.now())));
     expect(gates).toEqual([{ allowed: true }, { allowed: true }, { allowed: true }]);
     clock.advance(50);
-    expect(await db.transaction((tx) => recordFailure(tx, keys, clock.now()))).toMatchObject({ consecutiveFailures: 3 });
+    expect(await db.transaction(async (tx) => recordFailure(await lockThrottle(tx, keys), clock.now()))).toMatchObject({ consecutiveFailures: 3 });
     clock.advance(50);
-    expect(await db.transaction((tx) => recordFailure(tx, keys, clock.now()))).toEqual(refused(1));
-    expect(await db.transaction((tx) => recordSuccess(tx, keys, clock.now()))).toEqual(refused(1));
+    expect(await db.transaction(async (tx) => recordFailure(await lockThrottle(tx, keys), clock.now()))).toEqual(refused(1));
+    expect(await db.transaction(async (tx) => recordSuccess(await lockThrottle(tx, keys), clock.now()))).toEqual(refused(1));
     // Neither late attempt was recorded: the count is still 3, not reset, not 4.
     clock.advance(1000);
     expect(await signIn(keys, false)).toMatchObject({ consecutiveFailures: 4 });
@@ -183,10 +185,10 @@ describe('attempts that were let through together', () => {
     for (let n = 0; n < 29; n += 1) await signIn(keysFor(`child${n}`), false);
     const late = [keysFor('late.one'), keysFor('late.two')];
     for (const keys of late) expect(await checkThrottle(db, keys, clock.now())).toEqual({ allowed: true });
-    expect(await db.transaction((tx) => recordFailure(tx, late[0] as ThrottleKeys, clock.now()))).toMatchObject({
+    expect(await db.transaction(async (tx) => recordFailure(await lockThrottle(tx, late[0] as ThrottleKeys), clock.now()))).toMatchObject({
       allowed: true,
     });
-    expect(await db.transaction((tx) => recordSuccess(tx, late[1] as ThrottleKeys, clock.now()))).toEqual(
+    expect(await db.transaction(async (tx) => recordSuccess(await lockThrottle(tx, late[1] as ThrottleKeys), clock.now()))).toEqual(
       refused(600, 'address'),
     );
   });
@@ -215,12 +217,14 @@ describe('shared state', () => {
     // Outside a transaction each call reads after others may have incremented too; the total is what must hold.
     for (const count of counts) expect(count).toBeGreaterThanOrEqual(1);
     expect(await db.query('SELECT consecutiveFailures FROM SignInUsernameFailures')).toEqual([{ consecutiveFailures: 20 }]);
-    // Failures on many usernames from one address, half through each instance.
-    const records = await Promise.all(
-      Array.from({ length: 20 }, (_, index) =>
-        recordFailure(index % 2 === 0 ? db : other, keysFor(`child${index}`), clock.now()),
-      ),
-    );
+    // Failures on many usernames from one address, half through each instance. One after the
+    // other: two SQLite connections in one process cannot hold transactions at once (the second
+    // would block the thread the first needs to finish).
+    const records = [];
+    for (let index = 0; index < 20; index += 1) {
+      const on = index % 2 === 0 ? db : other;
+      records.push(await on.transaction(async (tx) => recordFailure(await lockThrottle(tx, keysFor(`child${index}`)), clock.now())));
+    }
     expect(records.every((record) => record.allowed)).toBe(true);
     expect(await db.query('SELECT COUNT(*) AS failures FROM SignInAddressFailures')).toEqual([{ failures: 20 }]);
   });

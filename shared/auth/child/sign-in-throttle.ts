@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../db/database';
+import type { SqlExecutor, TransactionExecutor } from '../../db/database';
 import { cryptoRandom, type Random } from '../../ports/random';
 import {
   clearUsernameFailures,
@@ -23,9 +23,12 @@ import type { ThrottleKeys } from './throttle-keys';
  * window: each failure counts for exactly 10 minutes).
  *
  * Flow: `checkThrottle(db, …)` before verifying (429 when refused); then, in the transaction that
- * locks the account or creates the session, `recordFailure(tx, …)` or `recordSuccess(tx, …)`.
- * Both check the throttle once more before recording: Argon2 verifications queue, so a burst of
- * requests can all pass the first check before any of them fails. Attempts that find the throttle
+ * locks the account or creates the session, `lockThrottle(tx, keys)` first, then
+ * `recordFailure(lock, …)` or `recordSuccess(lock, …)`. Both check the throttle once more before
+ * recording: Argon2 verifications queue, so a burst of requests can all pass the first check
+ * before any of them fails. The locks make those re-checks take turns on every engine and across
+ * instances (SQL Server's snapshot reads would otherwise let concurrent settlements all see the
+ * same count). Attempts that find the throttle
  * closed on settling are refused exactly like at the door — same 429, nothing recorded, whether
  * the secret was right or wrong — so a burst yields no more effective guesses than patient
  * sequential tries, and a 429 never tells which guess was right. Bursts of correct sign-ins (a
@@ -66,6 +69,43 @@ export type FailureRecord =
     }
   | ThrottleRefusal;
 
+/**
+ * Proof that a settlement transaction holds the locks of one attempt's keys: recording takes one,
+ * so no count is read and written without them.
+ */
+export interface ThrottleLock {
+  readonly tx: SqlExecutor;
+  readonly keys: ThrottleKeys;
+}
+
+/** The lock name of a username's throttle, which child-account changes take too. */
+function usernameLockName(usernameKey: string): string {
+  return `sign-in:username:${usernameKey}`;
+}
+
+/**
+ * Takes the locks of the attempt's username and address for the rest of `tx`: the first thing a
+ * settlement does, before it touches any row, so that success and failure, on any instance, take
+ * their locks in one order (username, then address, then rows) and cannot deadlock.
+ * @param tx the settlement transaction.
+ * @param keys the attempt's keys.
+ */
+export async function lockThrottle(tx: TransactionExecutor, keys: ThrottleKeys): Promise<ThrottleLock> {
+  await tx.lock(usernameLockName(keys.usernameKey));
+  await tx.lock(`sign-in:address:${keys.addressKey}`);
+  return { tx, keys };
+}
+
+/**
+ * Takes the lock of a username's throttle, for a change of the child account behind it (a new
+ * secret, disabling, deletion): it waits for a sign-in settling on that account, and a sign-in
+ * waits for it. Take it first in the transaction.
+ * @param usernameKey `usernameThrottleKey(pepper, username)`.
+ */
+export async function lockUsernameThrottle(tx: TransactionExecutor, usernameKey: string): Promise<void> {
+  await tx.lock(usernameLockName(usernameKey));
+}
+
 export interface RecordFailureOptions {
   /** Makes the ids of address-failure rows; default the CSPRNG. */
   random?: Random;
@@ -88,16 +128,11 @@ export async function checkThrottle(db: SqlExecutor, keys: ThrottleKeys, now: Da
  * Records a failed sign-in (wrong secret, unknown username or locked account: all three must look
  * alike), unless the throttle closed while it was verified; then it records nothing and the
  * caller answers 429 exactly as `checkThrottle` would have.
- * @param tx the sign-in transaction.
- * @param keys the attempt's keys.
+ * @param lock `lockThrottle(tx, keys)` of the sign-in transaction.
  * @param now the clock's time.
  */
-export async function recordFailure(
-  tx: SqlExecutor,
-  keys: ThrottleKeys,
-  now: Date,
-  options: RecordFailureOptions = {},
-): Promise<FailureRecord> {
+export async function recordFailure(lock: ThrottleLock, now: Date, options: RecordFailureOptions = {}): Promise<FailureRecord> {
+  const { tx, keys } = lock;
   const refused = await refusal(tx, keys, now);
   if (refused) return refused;
   const failedAt = now.toISOString();
@@ -111,11 +146,11 @@ export async function recordFailure(
  * failures are forgotten. Unless the throttle closed while the secret was verified: then nothing
  * is recorded and the caller answers 429, not a session (see the module comment for why).
  * Address failures stay: a success does not excuse the other failures from that address.
- * @param tx the sign-in transaction.
- * @param keys the attempt's keys.
+ * @param lock `lockThrottle(tx, keys)` of the sign-in transaction.
  * @param now the clock's time.
  */
-export async function recordSuccess(tx: SqlExecutor, keys: ThrottleKeys, now: Date): Promise<ThrottleDecision> {
+export async function recordSuccess(lock: ThrottleLock, now: Date): Promise<ThrottleDecision> {
+  const { tx, keys } = lock;
   const refused = await refusal(tx, keys, now);
   if (refused) return refused;
   await clearUsernameFailures(tx, keys.usernameKey);
@@ -124,9 +159,10 @@ export async function recordSuccess(tx: SqlExecutor, keys: ThrottleKeys, now: Da
 
 /**
  * Forgets a username's failures outside a sign-in: call it when the parent sets a new secret (which
- * also lifts the lock), so the child does not start one failure away from a new lock.
+ * also lifts the lock), so the child does not start one failure away from a new lock. Inside a
+ * transaction, take `lockUsernameThrottle` first.
  * @param executor a transaction's `tx` or the database.
- * @param usernameKey `usernameThrottleKey(pepper, normalisedUsername)`.
+ * @param usernameKey `usernameThrottleKey(pepper, username)`.
  */
 export async function resetUsernameFailures(executor: SqlExecutor, usernameKey: string): Promise<void> {
   await clearUsernameFailures(executor, usernameKey);

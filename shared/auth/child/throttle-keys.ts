@@ -9,7 +9,7 @@ import { isIPv4, isIPv6 } from 'node:net';
  */
 
 export interface ThrottleKeys {
-  /** HMAC of the normalised username (existing or not). */
+  /** HMAC of the username's identity (`usernameIdentity`, existing or not). */
   readonly usernameKey: string;
   /** HMAC of the client's address bucket (see `clientAddressBucket`). */
   readonly addressKey: string;
@@ -18,12 +18,12 @@ export interface ThrottleKeys {
 /**
  * Both keys of one sign-in attempt.
  * @param pepper `config.childSecretPepper`.
- * @param normalisedUsername `normalizeUsername(submitted)`, valid or not.
+ * @param identity `usernameIdentity(submitted)`, valid or not.
  * @param clientAddress the client's IP address as the HTTP layer determined it.
  */
-export function throttleKeys(pepper: string, normalisedUsername: string, clientAddress: string): ThrottleKeys {
+export function throttleKeys(pepper: string, identity: string, clientAddress: string): ThrottleKeys {
   return {
-    usernameKey: usernameThrottleKey(pepper, normalisedUsername),
+    usernameKey: usernameThrottleKey(pepper, identity),
     addressKey: keyOf(pepper, 'address', clientAddressBucket(clientAddress)),
   };
 }
@@ -31,10 +31,10 @@ export function throttleKeys(pepper: string, normalisedUsername: string, clientA
 /**
  * The username key alone, e.g. to clear a child's failure count when the parent sets a new secret.
  * @param pepper `config.childSecretPepper`.
- * @param normalisedUsername `normalizeUsername(username)`.
+ * @param identity `usernameIdentity(username)`; a stored username is its own identity.
  */
-export function usernameThrottleKey(pepper: string, normalisedUsername: string): string {
-  return keyOf(pepper, 'username', normalisedUsername);
+export function usernameThrottleKey(pepper: string, identity: string): string {
+  return keyOf(pepper, 'username', identity);
 }
 
 /**

@@ -135,6 +135,20 @@ describe('per-username throttling and lockout', () => {
     // A different username is not affected.
     expect(outcome(await h.signInChild('canary-other-ghost', '3918264'))).toEqual(refused);
   });
+
+  it('counts every spelling of a name under the name: after failures as `KID `, ` kid` and `ｋｉｄ`, the right PIN under `kid` waits', async () => {
+    const pin = '5072841';
+    await h.createChild(parent, 'kid', pin);
+    const mark = h.auditMark();
+    for (const spelling of ['KID ', ' kid', 'ｋｉｄ']) {
+      // The right PIN, even: a spelling that is not the stored name is an unknown username.
+      expect(outcome(await h.signInChild(spelling, pin)), JSON.stringify(spelling)).toEqual(refused);
+    }
+    expect(outcome(await h.signInChild('kid', pin))).toEqual(waitFor(1));
+    expect(h.auditAfter(mark).map((row) => row.reason)).toEqual(['user_not_found', 'user_not_found', 'user_not_found', 'throttled']);
+    h.clock.advance(1 * SECOND);
+    expect(outcome(await h.signInChild('KID', pin))).toEqual({ code: 'ok' });
+  });
 });
 
 describe('per-address cap', () => {

@@ -158,6 +158,23 @@ describe('unknown username, wrong PIN, locked account', () => {
     expect([deleted.verifications, deleted.dummyVerifications]).toEqual([1, 1]);
   });
 
+  it('answers a spelling of a name that is not its stored form like an unknown username, even with the right PIN', async () => {
+    const pin = '4071859';
+    await h.createChild(parent, 'canary-kid-wide', pin);
+    const unknown = await post({ username: 'canary-nobody-wide', pin });
+    const mark = h.auditMark();
+    // Three spellings: they share one failure count, and a fourth would be throttled.
+    for (const spelling of ['canary-kid-wide ', 'ｃａｎａｒｙ-ｋｉｄ-ｗｉｄｅ', 'CANARY-KID-WIDE\u200b']) {
+      const attempt = await post({ username: JSON.parse(`"${spelling}"`) as string, pin });
+      expect(comparable(attempt.answer), spelling).toEqual(comparable(unknown.answer));
+      expect([attempt.verifications, attempt.dummyVerifications], spelling).toEqual([1, 1]);
+    }
+    expect(h.auditAfter(mark).map((row) => [row.reason, row.subjectUserId])).toEqual(Array(3).fill(['user_not_found', null]));
+    // The name itself, in any ASCII case, is the account (once the 1 s wait after 3 failures is over).
+    h.clock.advance(1000);
+    expect((await post({ username: 'Canary-Kid-Wide', pin })).answer.status).toBe(200);
+  });
+
   it('treats a password account the same way', async () => {
     const password = 'Canary-Lantern-Harbour-42';
     h.canaries.add('canary-kid-pass', password);
