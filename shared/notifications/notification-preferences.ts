@@ -38,10 +38,16 @@ export async function readPreferences(db: SqlExecutor, userId: string): Promise<
 }
 
 /**
+ * A channel the patch leaves alone. Not NULL: SQL Server declares a NULL parameter as text and a
+ * flag as int, and would compile the statement once per mix of patched channels.
+ */
+const KEEP = -1;
+
+/**
  * Applies `patch` to the stored preferences (creating the row on the first change) and returns the
- * result. Only the patched columns are written, each in one statement (`COALESCE(@x, x)`), so two
- * requests changing different channels at once both keep their change on either engine; a racing
- * first insert by another request turns into that same update.
+ * result. Only the patched columns are written, each in one statement (`CASE @x WHEN -1 THEN x`),
+ * so two requests changing different channels at once both keep their change on either engine; a
+ * racing first insert by another request turns into that same update.
  */
 export async function updatePreferences(
   tx: SqlExecutor,
@@ -49,11 +55,13 @@ export async function updatePreferences(
   patch: PreferencesPatch,
   now: string,
 ): Promise<NotificationPreferences> {
-  const changes = { userId, push: patch.push ?? null, sms: patch.sms ?? null, email: patch.email ?? null, now };
+  const flag = (choice: boolean | undefined) => (choice === undefined ? KEEP : choice ? 1 : 0);
+  const changes = { userId, push: flag(patch.push), sms: flag(patch.sms), email: flag(patch.email), now, keep: KEEP };
   const update = () =>
     tx.execute(
       `UPDATE NotificationPreferences
-       SET push = COALESCE(@push, push), sms = COALESCE(@sms, sms), email = COALESCE(@email, email), updatedAt = @now
+       SET push = CASE @push WHEN @keep THEN push ELSE @push END, sms = CASE @sms WHEN @keep THEN sms ELSE @sms END,
+         email = CASE @email WHEN @keep THEN email ELSE @email END, updatedAt = @now
        WHERE userId = @userId`,
       changes,
     );

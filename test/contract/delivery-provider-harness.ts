@@ -11,7 +11,7 @@ import { startFakeAcs } from '../helpers/fake-providers/fake-acs';
 import { startFakeExpoPush, type FakeExpoPush } from '../helpers/fake-providers/fake-expo-push';
 import { FAKE_EMAIL_SENDER, FAKE_SMS_FROM } from '../helpers/fake-providers/start-fake-providers';
 import { LogSink } from '../helpers/log-sink';
-import { sqliteTestDatabase, type TestDatabase } from './test-databases';
+import { sqliteTestDatabase, type TestDatabase, type TestDatabaseFactory } from './test-databases';
 
 /**
  * One adapter of a delivery port, set up for the shared contract: the provider, and a way to read
@@ -73,14 +73,14 @@ export function acsEmailHarness(): HarnessFactory<EmailProvider> {
   };
 }
 
-/** The outbox on a fresh, migrated SQLite file, logging into `sink`. */
-export async function openOutbox(sink = new LogSink()): Promise<{
+/** The outbox on a fresh, migrated database (a SQLite file unless `factory` says otherwise), logging into `sink`. */
+export async function openOutbox(sink = new LogSink(), factory: TestDatabaseFactory = sqliteTestDatabase): Promise<{
   testDb: TestDatabase;
   logger: Logger;
   sink: LogSink;
   providers: ReturnType<typeof createOutboxProviders>;
 }> {
-  const testDb = await sqliteTestDatabase();
+  const testDb = await factory();
   await migrateDatabase(testDb.db);
   const logger = createLogger({ service: 'contract', level: 'info', destination: sink });
   const providers = createOutboxProviders({
@@ -94,9 +94,10 @@ export async function openOutbox(sink = new LogSink()): Promise<{
 
 export function outboxHarness<C extends 'push' | 'sms' | 'email'>(
   channel: C,
+  factory: TestDatabaseFactory = sqliteTestDatabase,
 ): HarnessFactory<ReturnType<typeof createOutboxProviders>[C]> {
   return async () => {
-    const { testDb, providers } = await openOutbox();
+    const { testDb, providers } = await openOutbox(new LogSink(), factory);
     return {
       provider: providers[channel],
       delivered: async (recipient) =>
