@@ -1,10 +1,10 @@
 import { app } from '@azure/functions';
 import { announcementDepsOf } from '../shared/announcements/announcement-deps';
-import { announcementIdParam } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { approveAnnouncement } from '../shared/announcements/take-workflow-step';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
+import { resourceIdParam } from '../shared/http/resource-id';
 
 /** POST /api/v1/announcements/{id}/approve (admin): queued → approved. */
 const route = 'v1/announcements/{id}/approve';
@@ -13,7 +13,7 @@ const deps = announcementDepsOf(services);
 
 export const approveStep = services.endpoint({ route, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  const id = announcementIdParam.safeParse(scope.request.params.id);
+  const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
   const result = await approveAnnouncement(auth.user, id.data, deps);
   if (!result.ok) return result.problem;

@@ -1,10 +1,11 @@
 import { app } from '@azure/functions';
 import { announcementDepsOf } from '../shared/announcements/announcement-deps';
-import { announcementIdParam, rejectAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
+import { rejectAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { rejectAnnouncement } from '../shared/announcements/take-workflow-step';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
+import { resourceIdParam } from '../shared/http/resource-id';
 
 /** POST /api/v1/announcements/{id}/reject { reason } (admin): queued → rejected; the reason is stored, never logged. */
 const route = 'v1/announcements/{id}/reject';
@@ -13,7 +14,7 @@ const deps = announcementDepsOf(services);
 
 export const rejectStep = services.endpoint({ route, body: rejectAnnouncementBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  const id = announcementIdParam.safeParse(scope.request.params.id);
+  const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
   const result = await rejectAnnouncement(auth.user, id.data, scope.body.reason, deps);
   if (!result.ok) return result.problem;

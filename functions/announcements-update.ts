@@ -1,10 +1,11 @@
 import { app } from '@azure/functions';
 import { announcementDepsOf } from '../shared/announcements/announcement-deps';
-import { announcementIdParam, updateAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
+import { updateAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { updateAnnouncement } from '../shared/announcements/write-announcement';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
+import { resourceIdParam } from '../shared/http/resource-id';
 
 /** PATCH /api/v1/announcements/{id} (its author): title, body and/or channels of a draft or rejected announcement. */
 const route = 'v1/announcements/{id}';
@@ -13,7 +14,7 @@ const deps = announcementDepsOf(services);
 
 export const editAnnouncement = services.endpoint({ route, body: updateAnnouncementBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  const id = announcementIdParam.safeParse(scope.request.params.id);
+  const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
   const result = await updateAnnouncement(auth.user, id.data, scope.body, deps);
   if (!result.ok) return result.problem;

@@ -1,8 +1,9 @@
 import { app } from '@azure/functions';
-import { idParam, secretOf, updateChildBody } from '../shared/children/child-request-schemas';
+import { secretOf, updateChildBody } from '../shared/children/child-request-schemas';
 import { updateChild } from '../shared/children/update-child';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
+import { resourceIdParam } from '../shared/http/resource-id';
 
 /** PATCH /api/v1/children/{id} (authenticated parent): scopes, secret and/or status of a child. */
 const route = 'v1/children/{id}';
@@ -10,7 +11,7 @@ const services = appServices();
 
 export const updateChildAccount = services.endpoint({ route, body: updateChildBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  const id = idParam.safeParse(scope.request.params.id);
+  const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
   const secret = secretOf(scope.body);
   const result = await updateChild(

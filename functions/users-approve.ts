@@ -1,7 +1,7 @@
 import { app } from '@azure/functions';
-import { idParam } from '../shared/children/child-request-schemas';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
+import { resourceIdParam } from '../shared/http/resource-id';
 import { approveUser } from '../shared/users/administer-users';
 import { toUserView } from '../shared/users/user-view';
 
@@ -11,7 +11,7 @@ const services = appServices();
 
 export const approve = services.endpoint({ route, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  const id = idParam.safeParse(scope.request.params.id);
+  const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
   const result = await approveUser(auth.user, id.data, services.auth);
   if (!result.ok) return result.problem;

@@ -1,8 +1,8 @@
 import { app } from '@azure/functions';
 import { z } from 'zod';
-import { idParam } from '../shared/children/child-request-schemas';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
+import { resourceIdParam } from '../shared/http/resource-id';
 import { changeUserRole } from '../shared/users/administer-users';
 import { ADULT_ROLES } from '../shared/users/user';
 import { toUserView } from '../shared/users/user-view';
@@ -14,7 +14,7 @@ const body = z.strictObject({ role: z.enum(ADULT_ROLES) });
 
 export const changeRole = services.endpoint({ route, body, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  const id = idParam.safeParse(scope.request.params.id);
+  const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
   const result = await changeUserRole(auth.user, id.data, scope.body.role, services.auth);
   if (!result.ok) return result.problem;

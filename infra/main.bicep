@@ -123,6 +123,11 @@ param sqlDatabaseSku object = {
 @description('Maximum size of the database in GiB (the storage alert fires at 80% of it).')
 param sqlMaxSizeGiB int = 32
 
+@minValue(1)
+@maxValue(100)
+@description('Connections each replica keeps to the database at most (Max Pool Size). maxReplicas x this must stay below the database\'s concurrent workers (GP_S_Gen5_1: 75), or busy replicas get error 10928; see infra/README.md.')
+param sqlMaxPoolSize int = 6
+
 // ---------------------------------------------------------------------------------------------
 // Logs and cold storage
 // ---------------------------------------------------------------------------------------------
@@ -320,7 +325,7 @@ module functionApp 'modules/function-app.bicep' = {
       IDP_AUDIENCE: idpAudience
       IDP_JWKS_URI: idpJwksUri
       IDP_ALGORITHMS: idpAlgorithms
-      SQL_CONNECTION_STRING: 'Server=tcp:${sql.outputs.serverFqdn},1433;Database=${sql.outputs.databaseName};Authentication=Active Directory Managed Identity;User Id=${identity.outputs.clientId};Encrypt=true;TrustServerCertificate=false'
+      SQL_CONNECTION_STRING: 'Server=tcp:${sql.outputs.serverFqdn},1433;Database=${sql.outputs.databaseName};Authentication=Active Directory Managed Identity;User Id=${identity.outputs.clientId};Encrypt=true;TrustServerCertificate=false;Max Pool Size=${sqlMaxPoolSize}'
       NEW_USER_STATUS: newUserStatus
       BOOTSTRAP_ADMIN_SUBJECTS: bootstrapAdminSubjects
       TRUST_PROXY_HOPS: string(trustProxyHops)

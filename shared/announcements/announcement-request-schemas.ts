@@ -32,6 +32,3 @@ export const rejectAnnouncementBody = z.strictObject({ reason: z.string().trim()
 
 /** `?status=` of the list: one of the statuses, or absent. */
 export const statusFilter = z.enum(ANNOUNCEMENT_STATUSES).optional();
-
-/** Path ids are UUIDs made by the app; anything else is a bad path parameter. */
-export const announcementIdParam = z.uuid();

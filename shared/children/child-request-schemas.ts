@@ -30,6 +30,3 @@ export function secretOf(body: { pin?: string | undefined; password?: string | u
   if (body.password !== undefined) return { kind: 'password', value: body.password };
   return undefined;
 }
-
-/** Path ids are UUIDs made by the app; anything else is a bad path parameter. */
-export const idParam = z.uuid();

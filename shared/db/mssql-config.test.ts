@@ -37,6 +37,11 @@ describe('mssqlConfigFromConnectionString', () => {
     }
   });
 
+  it('sizes the pool from Max Pool Size, as the deployment sets it (infra sqlMaxPoolSize)', () => {
+    const deployed = `${AZURE};Authentication=Active Directory Managed Identity;User Id=1111-2222;Max Pool Size=6`;
+    expect(mssqlConfigFromConnectionString(deployed).pool).toMatchObject({ max: 6 });
+  });
+
   it('leaves the spellings the driver knows to the driver', () => {
     const config = mssqlConfigFromConnectionString(`${AZURE};Authentication=SqlPassword;User Id=app;Password=x`);
     expect(config).toMatchObject({ user: 'app', password: 'x' });

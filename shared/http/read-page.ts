@@ -50,7 +50,15 @@ export function decodeCursor(raw: string): ListCursor | undefined {
   return undefined;
 }
 
+/**
+ * A timestamp as the app writes it, in the years both engines hold: SQL Server's `datetime2` runs
+ * from 0001 to 9999, so year 0000 or an expanded year (+010000) would make it raise a conversion
+ * error where SQLite compares text.
+ */
+const APP_TIMESTAMP = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function isAppTimestamp(value: string): boolean {
+  if (!APP_TIMESTAMP.test(value)) return false;
   const time = Date.parse(value);
   return Number.isFinite(time) && new Date(time).toISOString() === value;
 }

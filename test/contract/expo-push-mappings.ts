@@ -42,6 +42,13 @@ export function describeExpoMappings(): void {
       expect(fake.requests.send).toBe(1);
     });
 
+    it('counts a message with an unusable ticket id as sent, without an id no column could hold', async () => {
+      const token = uniquePushToken();
+      fake.script(token, 'oversized_ticket_id');
+      expect(await provider().send([message(token)])).toEqual([{ result: 'success' }]);
+      expect(fake.deliveriesTo(token)[0]?.ticketId.length).toBeGreaterThan(128);
+    });
+
     it('answers a 500 with a transient error for the whole batch; the retry sends once', async () => {
       const [first, second] = [uniquePushToken(), uniquePushToken()];
       fake.script(first, { httpStatus: 500 }, 'ok');

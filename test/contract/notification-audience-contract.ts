@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChildUsername } from '../../shared/auth/child/child-username';
 import { insertChildAccount, markChildDeleted } from '../../shared/children/child-account-store';
 import type { Database } from '../../shared/db/database';
+import { canonicalizeStoredContacts } from '../../shared/db/migrations/canonical-contacts';
 import { isEmailHardBounced, markEmailHardBounce } from '../../shared/notifications/email-hard-bounces';
 import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../shared/notifications/notification-preferences';
 import {
@@ -187,6 +188,52 @@ export function describeNotificationAudienceContract(name: string, factory: Test
       await db.transaction((tx) => markEmailHardBounce(tx, 'gone@example.test', 'x'.repeat(80), isoAfter(NOW, 1)));
       expect(await isEmailHardBounced(db, 'gone@example.test')).toBe(true);
       expect(await isEmailHardBounced(db, 'still.here@example.test')).toBe(false);
+    });
+
+    it('matches a hard bounce and an SMS opt-out in the canonical form of the address, on every engine', async () => {
+      const db = database();
+      await markEmailHardBounce(db, ' Gone.Away@Example.TEST ', 'hard_bounce', NOW);
+      expect(await isEmailHardBounced(db, 'gone.away@example.test')).toBe(true);
+      expect(await isEmailHardBounced(db, 'GONE.AWAY@example.test')).toBe(true);
+      // A different address, even one SQL Server's default collation would take for it, is not it.
+      expect(await isEmailHardBounced(db, 'ｇone.away@example.test')).toBe(false);
+      expect(await db.query('SELECT email FROM EmailHardBounces')).toEqual([{ email: 'gone.away@example.test' }]);
+      const user = await addAdult(db, 1, { phone: '+15550104477' });
+      await recordProviderSmsOptOut(db, '+1 (555) 010-4477', NOW);
+      expect(await smsOptOutOf(db, user.id, '+15550104477')).toBe('provider_stop');
+    });
+
+    it('keeps at most 10 devices when registrations of one user arrive at once', async () => {
+      const db = database();
+      const user = await addAdult(db, 1);
+      await Promise.all(Array.from({ length: 14 }, (_, index) => register(db, user.id, token(`race-${index}`), isoAfter(NOW, index))));
+      expect(await countPushTokens(db, user.id)).toBe(MAX_DEVICES_PER_USER);
+    });
+
+    it('puts stored contacts into canonical form (migration 0007), merging spellings of one address', async () => {
+      const db = database();
+      const user = await addAdult(db, 1, { email: ' Mia.Lund@Example.ORG', phone: '+1 555 010 4477' });
+      const broken = await addAdult(db, 2, { email: 'not an address', phone: '12345' });
+      const bounce = 'INSERT INTO EmailHardBounces (email, providerCode, bouncedAt) VALUES (@email, @code, @at)';
+      await db.execute(bounce, { email: 'MIA.LUND@example.org', code: 'later', at: isoAfter(NOW, 5) });
+      await db.execute(bounce, { email: 'mia.lund@EXAMPLE.org', code: 'first', at: NOW });
+      await db.execute('INSERT INTO SmsOptOuts (phone, optedOutAt) VALUES (@phone, @at)', { phone: '+1-555-010-4477', at: NOW });
+      await db.transaction((tx) => canonicalizeStoredContacts(tx));
+      const contacts = await db.query<{ id: string; email: string | null; phone: string | null }>(
+        'SELECT id, email, phone FROM Users WHERE id IN (@one, @two) ORDER BY id',
+        { one: user.id, two: broken.id },
+      );
+      expect(contacts).toEqual([
+        { id: user.id, email: 'mia.lund@example.org', phone: '+15550104477' },
+        { id: broken.id, email: null, phone: null },
+      ]);
+      expect(await db.query('SELECT email, providerCode, bouncedAt FROM EmailHardBounces')).toEqual([
+        { email: 'mia.lund@example.org', providerCode: 'first', bouncedAt: NOW },
+      ]);
+      expect(await db.query('SELECT phone FROM SmsOptOuts')).toEqual([{ phone: '+15550104477' }]);
+      // Already canonical: a second run changes nothing.
+      await db.transaction((tx) => canonicalizeStoredContacts(tx));
+      expect(await db.query('SELECT email FROM EmailHardBounces')).toEqual([{ email: 'mia.lund@example.org' }]);
     });
 
     it('selects active, reachable recipients with their settings and devices, a page at a time in id order', async () => {

@@ -105,6 +105,13 @@ describe('child accounts', () => {
     const none = await api.request('GET', '/api/v1/children', { token: other.token });
     expect(none.body).toEqual({ items: [], nextCursor: null });
     expect((await api.request('GET', '/api/v1/children?cursor=bogus', { token: parentToken })).status).toBe(400);
+    // Times SQL Server's datetime2 cannot hold are refused as bad cursors, not sent to SQL.
+    for (const createdAt of ['0000-01-01T00:00:00.000Z', '+010000-01-01T00:00:00.000Z']) {
+      const cursor = Buffer.from(JSON.stringify([createdAt, '3f0c1a9e-2b4d-4c8e-9a7b-1d2e3f4a5b6c'])).toString('base64url');
+      const answer = await api.request('GET', `/api/v1/children?cursor=${cursor}`, { token: parentToken });
+      expect(answer.status, createdAt).toBe(400);
+      expect(answer.body.code).toBe('invalid_request');
+    }
   });
 });
 
@@ -208,6 +215,10 @@ describe('child sign-in', () => {
     const patch = await api.request('PATCH', `/api/v1/children/${String(created.body.id)}`, { token: other.token, body: { scopes: ['media'] } });
     expect(patch.status).toBe(404);
     expect((await api.request('PATCH', '/api/v1/children/not-a-uuid', { token: parentToken, body: { scopes: [] } })).status).toBe(400);
+    // An id typed in upper case is the same id on every engine.
+    const upper = await api.request('PATCH', `/api/v1/children/${String(created.body.id).toUpperCase()}`, { token: parentToken, body: { scopes: ['media'] } });
+    expect(upper.status).toBe(200);
+    expect(upper.body).toMatchObject({ id: created.body.id, scopes: ['media'] });
     expect((await api.request('PATCH', `/api/v1/children/${String(created.body.id)}`, { token: parentToken, body: {} })).status).toBe(400);
   });
 

@@ -50,7 +50,24 @@ function params(text: string): Map<string, { hasDefault: boolean; secure: boolea
   return found;
 }
 
+/** A Bicep parameter's default, when it is a plain number. */
+function numberDefault(text: string, name: string): number | undefined {
+  const match = new RegExp(`^param ${name} int = (\\d+)$`, 'm').exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
 describe('infra/ Bicep, read as text', () => {
+  it('keeps every replica\'s connection pool within the default database\'s workers', () => {
+    // GP_S_Gen5_1: 75 concurrent workers; a few are left for migrations and operators.
+    expect(mainBicep).toMatch(/name: 'GP_S_Gen5'[\s\S]*?capacity: 1\n/);
+    const replicas = numberDefault(mainBicep, 'maxReplicas');
+    const pool = numberDefault(mainBicep, 'sqlMaxPoolSize');
+    expect(replicas).toBeDefined();
+    expect(pool).toBeDefined();
+    expect((replicas ?? Infinity) * (pool ?? Infinity)).toBeLessThanOrEqual(75 - 10);
+    expect(mainBicep).toContain('Max Pool Size=${sqlMaxPoolSize}');
+  });
+
   it('loads only files that exist', () => {
     const loaded = loadedFiles();
     expect(loaded.length).toBeGreaterThanOrEqual(6);

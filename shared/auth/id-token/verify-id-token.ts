@@ -13,6 +13,7 @@ import {
 import { invalidTokenReason, type InvalidTokenReason } from './invalid-token-reason';
 import { IdpUnavailableError, type ProviderFailureReport, type ProviderStatus } from './provider-failure';
 import { tokenShapeProblem } from './token-shape';
+import { canonicalEmail, canonicalPhone } from '../../users/contact-address';
 
 /** The identity a verified ID token proves. Users are keyed by (`issuer`, `subject`). */
 export interface IdTokenClaims {
@@ -160,17 +161,24 @@ function claimsOf(payload: JWTPayload, typ: string | undefined, now: Date, toler
   if (iat > now.getTime() / 1000 + toleranceSeconds) return refuse('issued_in_future');
   if (typeof iss !== 'string' || typeof sub !== 'string' || sub.length === 0 || sub.length > 255) return refuse('claim_invalid');
   const claims: IdTokenClaims = { issuer: iss, subject: sub };
-  const email = verifiedClaim(payload, 'email', 'email_verified', 320);
+  const email = verifiedClaim(payload, 'email', 'email_verified', canonicalEmail);
   if (email !== undefined) claims.email = email;
-  const phone = verifiedClaim(payload, 'phone_number', 'phone_number_verified', 32);
+  const phone = verifiedClaim(payload, 'phone_number', 'phone_number_verified', canonicalPhone);
   if (phone !== undefined) claims.phone = phone;
   return { ok: true, claims };
 }
 
-/** A contact claim the provider vouches for, or nothing (a bad one is dropped, not an error). */
-function verifiedClaim(payload: JWTPayload, name: string, verifiedFlag: string, maxLength: number): string | undefined {
+/**
+ * A contact claim the provider vouches for, in canonical form, or nothing (a bad one is dropped,
+ * not an error: the sign-in does not depend on it).
+ */
+function verifiedClaim(
+  payload: JWTPayload,
+  name: string,
+  verifiedFlag: string,
+  canonical: (raw: string) => string | undefined,
+): string | undefined {
   const value = payload[name];
   if (payload[verifiedFlag] !== true || typeof value !== 'string') return undefined;
-  const trimmed = value.trim();
-  return trimmed.length > 0 && trimmed.length <= maxLength ? trimmed : undefined;
+  return canonical(value);
 }

@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { systemClock, type Clock } from '../../ports/clock';
+import { MAX_TICKET_ID_LENGTH } from '../push-tickets';
 import type { DeliveryOutcome, PushMessage, PushProvider } from './delivery';
 import {
   asRecord,
@@ -17,7 +18,8 @@ import {
  * Push through the Expo push service's HTTP API (`POST {base}/send`, `POST {base}/getReceipts`).
  *
  * Mapping (a ticket or a receipt, by `details.error`):
- * - `status: "ok"` → success, `providerMessageId` = the ticket id (the receipt id);
+ * - `status: "ok"` → success, `providerMessageId` = the ticket id (the receipt id) when it is one
+ *   (a UUID-like id of at most 128 characters);
  * - `DeviceNotRegistered` → `stale_token` (the app was uninstalled or the token revoked);
  * - `MessageRateExceeded` → transient `provider_error` (too many messages to one device);
  * - anything else (`MessageTooBig`, `InvalidCredentials`, `MismatchSenderId`, …) → permanent `provider_error`.
@@ -37,6 +39,13 @@ export const EXPO_RECEIPT_BATCH = 300;
 const COMPRESS_ABOVE_BYTES = 1024;
 
 const EXPO_PUSH_TOKEN = /^Expo(?:nent)?PushToken\[[^\]\s]+\]$/;
+
+/**
+ * A ticket id the ledger and the receipt check can keep: Expo's are UUIDs. Anything else (too
+ * long for `PushTickets.ticketId`, odd characters) is dropped, and the message counts as sent
+ * without a receipt to read: SQL Server would refuse the row, SQLite would keep it.
+ */
+const TICKET_ID = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_TICKET_ID_LENGTH}}$`);
 
 export interface ExpoPushProviderOptions {
   /** The push API base, `config.notifications.expoPushUrl` (e.g. `https://exp.host/--/api/v2/push`). */
@@ -149,7 +158,7 @@ function expoMessage(message: PushMessage): Record<string, unknown> {
 function ticketOutcome(value: unknown): DeliveryOutcome {
   const ticket = asRecord(value);
   if (ticket?.status === 'ok') {
-    const id = typeof ticket.id === 'string' && ticket.id.length > 0 ? ticket.id : undefined;
+    const id = typeof ticket.id === 'string' && TICKET_ID.test(ticket.id) ? ticket.id : undefined;
     return id === undefined ? { result: 'success' } : { result: 'success', providerMessageId: id };
   }
   const code = safeLabel(asRecord(ticket?.details)?.error) ?? 'unknown_error';

@@ -17,6 +17,8 @@ export type ExpoBehaviour =
   | 'device_not_registered_receipt'
   /** The ticket is ok; its receipt is not ready (absent from `getReceipts`). */
   | 'receipt_pending'
+  /** The ticket is ok, with an id longer than any Expo has issued (200 characters). */
+  | 'oversized_ticket_id'
   /** An error ticket with this `details.error` (`MessageRateExceeded`, `MessageTooBig`, `InvalidCredentials`). */
   | { ticketError: string }
   /** The whole request containing this token answers this status (e.g. 500, 429). */
@@ -110,7 +112,7 @@ export async function startFakeExpoPush(options: FakeExpoOptions = {}): Promise<
       if (typeof behaviour === 'object' && 'ticketError' in behaviour) {
         return errorTicket(token, behaviour.ticketError, `Could not deliver to "${token}".`);
       }
-      const id = randomUUID();
+      const id = behaviour === 'oversized_ticket_id' ? `${randomUUID()}-${'x'.repeat(163)}` : randomUUID();
       deliveries.push({ to: token, title: message.title, body: message.body, data: message.data, ticketId: id });
       if (behaviour === 'device_not_registered_receipt') {
         receipts.set(id, errorTicket(token, 'DeviceNotRegistered', `"${token}" is not a registered push notification recipient`));

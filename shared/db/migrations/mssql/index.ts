@@ -5,6 +5,7 @@ import * as signInThrottle from './0003-sign-in-throttle';
 import * as announcements from './0004-announcements';
 import * as notifications from './0005-notifications';
 import * as notificationOutbox from './0006-notification-outbox';
+import * as canonicalIdentifiers from './0007-canonical-identifiers';
 
 /** SQL Server's migrations, in order; names match `../sqlite/index.ts` one for one. */
 export const mssqlMigrations: readonly MigrationDefinition[] = [
@@ -14,4 +15,5 @@ export const mssqlMigrations: readonly MigrationDefinition[] = [
   { name: '0004-announcements', up: announcements.up, down: announcements.down },
   { name: '0005-notifications', up: notifications.up, down: notifications.down },
   { name: '0006-notification-outbox', up: notificationOutbox.up, down: notificationOutbox.down },
+  { name: '0007-canonical-identifiers', up: canonicalIdentifiers.up, down: canonicalIdentifiers.down },
 ];
