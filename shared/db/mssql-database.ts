@@ -143,8 +143,11 @@ class MssqlDatabase implements Database {
         isRetriable: (error) => error instanceof AttemptFailure && error.retriable,
         onRetry: (error, { attempt, delayMs }) => {
           const fault = error instanceof AttemptFailure ? error.fault : undefined;
-          this.options.logger?.warn(
-            { errorCode: 'database_transient_fault', operation, attempt, delayMs, ...faultFields(fault) },
+          // The server's error number and the driver's code, never the message (it may quote values).
+          const logger = this.options.logger;
+          if (!logger) return;
+          logger.warn(
+            { errorCode: 'database_transient_fault', operation, attempt, delayMs, sqlErrorNumber: fault?.number, driverCode: fault?.code },
             'database operation failed for a passing reason: retrying',
           );
         },
@@ -175,9 +178,10 @@ class MssqlDatabase implements Database {
       await state.commit();
     } catch (error) {
       const fault = classifyMssqlFault(error);
-      if (fault.kind === 'lost') {
-        this.options.logger?.warn(
-          { errorCode: 'database_commit_unknown', ...faultFields(fault) },
+      const logger = this.options.logger;
+      if (fault.kind === 'lost' && logger) {
+        logger.warn(
+          { errorCode: 'database_commit_unknown', sqlErrorNumber: fault.number, driverCode: fault.code },
           'database commit outcome unknown: not retried',
         );
       }
@@ -284,12 +288,4 @@ function rowsOf<T>(result: mssql.IResult<Record<string, unknown>>): T[] {
 /** One statement may report several counts (e.g. IF ... INSERT); triggers set NOCOUNT ON so theirs do not add up. */
 function rowsAffectedOf(result: mssql.IResult<unknown>): number {
   return result.rowsAffected.reduce((sum, count) => sum + count, 0);
-}
-
-/** The fault's facts for a log line: the server's error number and the driver's code, never a message. */
-function faultFields(fault: MssqlFault | undefined): Record<string, string | number> {
-  return {
-    ...(fault?.number === undefined ? {} : { sqlErrorNumber: fault.number }),
-    ...(fault?.code === undefined ? {} : { driverCode: fault.code }),
-  };
 }

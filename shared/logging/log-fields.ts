@@ -15,6 +15,10 @@ export const OPERATIONAL_LOG_FIELDS = [
   'reason',
   /** Sign-in, sign-out and session lines: `adult` or `child`. */
   'accountType',
+  /** SQL Server retries and unknown commits: the server's error number (1205, 40613, …). */
+  'sqlErrorNumber',
+  /** SQL Server retries and unknown commits: the driver's error code (`ESOCKET`, `ETIMEOUT`, …). */
+  'driverCode',
 ] as const;
 
 export type OperationalLogField = (typeof OPERATIONAL_LOG_FIELDS)[number];

@@ -1,17 +1,4 @@
-import { describe, it } from 'vitest';
 import { describeSessionsContract } from './sessions-contract';
-import { mssqlTestDatabase, sqliteTestDatabase } from './test-databases';
+import { describeOnEveryEngine } from './test-databases';
 
-/** Tests may read the environment; this is the one place this file does. */
-const testSetting = (name: string): string | undefined => process.env[name] || undefined;
-
-describeSessionsContract('sqlite', sqliteTestDatabase);
-
-const mssqlConnectionString = testSetting('MSSQL_TEST_CONNECTION_STRING');
-if (mssqlConnectionString) {
-  describeSessionsContract('mssql', mssqlTestDatabase(mssqlConnectionString));
-} else {
-  describe.skip('Sessions store contract: mssql (skipped: set MSSQL_TEST_CONNECTION_STRING to a throwaway database to run)', () => {
-    it('runs the same contract against SQL Server', () => undefined);
-  });
-}
+describeOnEveryEngine('Sessions store contract', describeSessionsContract);

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, it } from 'vitest';
 import type { Database } from '../../shared/db/database';
 import { migrateDatabase } from '../../shared/db/migrate';
 import { createMssqlDatabase } from '../../shared/db/mssql-database';
@@ -96,4 +97,23 @@ export function recordedMssqlTestDatabase(log: StatementLog): TestDatabaseFactor
 /** The SQL Server adapter over the recording driver alone: every statement answers no rows (DDL, migrations). */
 export function recordOnlyMssqlDatabase(log: StatementLog): Database {
   return createMssqlDatabase(RECORDED_CONNECTION, { driver: recordingMssqlDriver(log) });
+}
+
+/**
+ * Registers a contract suite on every engine there is: SQLite always, SQL Server when
+ * `MSSQL_TEST_CONNECTION_STRING` names a throwaway database (a skipped placeholder says so otherwise).
+ * Tests may read the environment; this is the one place the contract suites do.
+ * @param title the suite's title, for the placeholder.
+ * @param register registers the suite for one engine.
+ */
+export function describeOnEveryEngine(title: string, register: (name: string, factory: TestDatabaseFactory) => void): void {
+  register('sqlite', sqliteTestDatabase);
+  const connectionString = process.env.MSSQL_TEST_CONNECTION_STRING || undefined;
+  if (connectionString) {
+    register('mssql', mssqlTestDatabase(connectionString));
+  } else {
+    describe.skip(`${title}: mssql (skipped: set MSSQL_TEST_CONNECTION_STRING to a throwaway database to run)`, () => {
+      it('runs the same contract against SQL Server', () => undefined);
+    });
+  }
 }

@@ -1,17 +1,4 @@
-import { describe, it } from 'vitest';
 import { describeUsersContract } from './users-contract';
-import { mssqlTestDatabase, sqliteTestDatabase } from './test-databases';
+import { describeOnEveryEngine } from './test-databases';
 
-/** Tests may read the environment; this is the one place this file does. */
-const testSetting = (name: string): string | undefined => process.env[name] || undefined;
-
-describeUsersContract('sqlite', sqliteTestDatabase);
-
-const mssqlConnectionString = testSetting('MSSQL_TEST_CONNECTION_STRING');
-if (mssqlConnectionString) {
-  describeUsersContract('mssql', mssqlTestDatabase(mssqlConnectionString));
-} else {
-  describe.skip('Users store contract: mssql (skipped: set MSSQL_TEST_CONNECTION_STRING to a throwaway database to run)', () => {
-    it('runs the same contract against SQL Server', () => undefined);
-  });
-}
+describeOnEveryEngine('Users store contract', describeUsersContract);

@@ -20,47 +20,53 @@ export async function canonicalizeStoredContacts(tx: SqlExecutor): Promise<void>
     }
   }
 
-  const bounces = await tx.query<{ email: string; providerCode: string; bouncedAt: string }>(
-    'SELECT email, providerCode, bouncedAt FROM EmailHardBounces',
-  );
-  const keptBounces = earliestByKey(bounces, (row) => canonicalEmail(row.email), (row) => row.bouncedAt);
-  if (changed(bounces.map((row) => row.email), keptBounces)) {
-    await tx.execute('DELETE FROM EmailHardBounces');
-    for (const [email, row] of keptBounces) {
-      await tx.execute('INSERT INTO EmailHardBounces (email, providerCode, bouncedAt) VALUES (@email, @providerCode, @bouncedAt)', {
+  await mergeSpellings(tx, {
+    rows: await tx.query<KeyedRow>('SELECT email AS keyValue, providerCode AS extra, bouncedAt AS at FROM EmailHardBounces'),
+    canonical: canonicalEmail,
+    deleteAll: 'DELETE FROM EmailHardBounces',
+    insert: (email, row) =>
+      tx.execute('INSERT INTO EmailHardBounces (email, providerCode, bouncedAt) VALUES (@email, @providerCode, @bouncedAt)', {
         email,
-        providerCode: row.providerCode,
-        bouncedAt: new Date(row.bouncedAt).toISOString(),
-      });
-    }
-  }
-
-  const optOuts = await tx.query<{ phone: string; optedOutAt: string }>('SELECT phone, optedOutAt FROM SmsOptOuts');
-  const keptOptOuts = earliestByKey(optOuts, (row) => canonicalPhone(row.phone), (row) => row.optedOutAt);
-  if (changed(optOuts.map((row) => row.phone), keptOptOuts)) {
-    await tx.execute('DELETE FROM SmsOptOuts');
-    for (const [phone, row] of keptOptOuts) {
-      await tx.execute('INSERT INTO SmsOptOuts (phone, optedOutAt) VALUES (@phone, @optedOutAt)', {
-        phone,
-        optedOutAt: new Date(row.optedOutAt).toISOString(),
-      });
-    }
-  }
+        providerCode: row.extra,
+        bouncedAt: row.at,
+      }),
+  });
+  await mergeSpellings(tx, {
+    rows: await tx.query<KeyedRow>('SELECT phone AS keyValue, NULL AS extra, optedOutAt AS at FROM SmsOptOuts'),
+    canonical: canonicalPhone,
+    deleteAll: 'DELETE FROM SmsOptOuts',
+    insert: (phone, row) => tx.execute('INSERT INTO SmsOptOuts (phone, optedOutAt) VALUES (@phone, @optedOutAt)', { phone, optedOutAt: row.at }),
+  });
 }
 
-/** The rows by canonical key, the earliest of each key kept; rows without a valid key dropped. */
-function earliestByKey<T>(rows: readonly T[], keyOf: (row: T) => string | undefined, timeOf: (row: T) => string): Map<string, T> {
-  const kept = new Map<string, T>();
-  for (const row of rows) {
-    const key = keyOf(row);
+/** A row of a table keyed by an address: the key, one more column, and when it was recorded. */
+interface KeyedRow {
+  keyValue: string;
+  extra: string | null;
+  at: string;
+}
+
+/**
+ * Rewrites a table keyed by an address with canonical keys, the earliest row of each key kept and
+ * rows without a valid key dropped; a table already canonical is left alone.
+ */
+async function mergeSpellings(
+  tx: SqlExecutor,
+  table: {
+    rows: KeyedRow[];
+    canonical: (raw: string) => string | undefined;
+    deleteAll: string;
+    insert: (key: string, row: KeyedRow) => Promise<unknown>;
+  },
+): Promise<void> {
+  const kept = new Map<string, KeyedRow>();
+  for (const row of table.rows) {
+    const key = table.canonical(row.keyValue);
     if (key === undefined) continue;
     const other = kept.get(key);
-    if (!other || Date.parse(timeOf(row)) < Date.parse(timeOf(other))) kept.set(key, row);
+    if (!other || Date.parse(row.at) < Date.parse(other.at)) kept.set(key, { ...row, at: new Date(row.at).toISOString() });
   }
-  return kept;
-}
-
-/** True unless the stored keys are already exactly the canonical ones. */
-function changed(stored: readonly string[], canonical: ReadonlyMap<string, unknown>): boolean {
-  return stored.length !== canonical.size || stored.some((key) => !canonical.has(key));
+  if (table.rows.length === kept.size && table.rows.every((row) => kept.has(row.keyValue))) return;
+  await tx.execute(table.deleteAll);
+  for (const [key, row] of kept) await table.insert(key, row);
 }
