@@ -2,12 +2,16 @@ import type { DestinationStream } from 'pino';
 import { ConfigError, loadConfig } from '../config';
 import { createLogger, errorFields, type Logger } from '../logging/logger';
 import type { Clock } from '../ports/clock';
+import { runWithTimeBudget } from '../resilience/time-budget';
 import type { Database } from './database';
 import { migrateDatabase } from './migrate';
 import { openDatabase } from './open-database';
 
-/** `npm run migrate` waits this long for another migrator (a second release step running at once). */
+/** `npm run migrate` waits this long for another migrator (a second release step running at once)… */
 export const MIGRATE_LOCK_TIMEOUT_MS = 60_000;
+
+/** …and retries a lock not granted, or a passing fault, for this long in all. */
+export const MIGRATE_BUDGET_MS = 3 * 60_000;
 
 /** And lets one statement (DDL on a large table) run this long. */
 export const MIGRATE_REQUEST_TIMEOUT_MS = 10 * 60_000;
@@ -44,11 +48,13 @@ export async function runMigrateCommand(
   }
 
   try {
-    const result = await migrateDatabase(database, {
-      logger,
-      lockTimeoutMs: MIGRATE_LOCK_TIMEOUT_MS,
-      ...(options.clock ? { clock: options.clock } : {}),
-    });
+    const result = await runWithTimeBudget(MIGRATE_BUDGET_MS, () =>
+      migrateDatabase(database, {
+        logger,
+        lockTimeoutMs: MIGRATE_LOCK_TIMEOUT_MS,
+        ...(options.clock ? { clock: options.clock } : {}),
+      }),
+    );
     logger.info(
       { dialect: database.dialect, applied: result.applied, appliedCount: result.applied.length },
       result.applied.length > 0 ? 'database schema migrated' : 'database schema already current',

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LogSink } from '../../test/helpers/log-sink';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { createLogger } from '../logging/logger';
-import { DATABASE_RETRY_POLICY } from '../resilience/transient-retry';
+import { DATABASE_RETRY_POLICY } from '../resilience/retry-with-backoff';
 import { createMssqlDatabase } from './mssql-database';
 
 /** Without a SQL Server here, the adapter's connection handling is tested against a port that refuses. */

@@ -1,6 +1,6 @@
 import type * as mssql from 'mssql';
 import { errorFields, type Logger } from '../logging/logger';
-import { DATABASE_RETRY_POLICY, retryTransient, type RetryPolicy, type RetryRun } from '../resilience/transient-retry';
+import { DATABASE_RETRY_POLICY, retryWithBackoff, type BackoffPolicy, type BackoffRun } from '../resilience/retry-with-backoff';
 import {
   checkLockRequest,
   type Database,
@@ -23,10 +23,10 @@ import { TransactionScope } from './transaction-scope';
  *
  * Transient faults (a deadlock victim, a failover, a busy service: `mssql-faults.ts`) are retried
  * with jittered backoff inside the running time budget, each retry a warn line, as far as that is
- * safe: a read always, a write outside a transaction only when the server refused it, a whole
- * transaction when it failed before its COMMIT was sent. A COMMIT whose answer was lost is never
- * retried (it may have been applied); it fails as `DependencyUnavailableError('database')`, as does
- * a fault that outlives its retries.
+ * safe: a read always, a write outside a transaction only when it surely was not applied, a whole
+ * transaction when it failed before its COMMIT was sent. A COMMIT is retried only when it never
+ * reached the server; one that failed there or whose answer was lost may have taken effect, so it
+ * fails as `DependencyUnavailableError('database')`, as does a fault that outlives its retries.
  */
 
 export interface MssqlDatabaseOptions {
@@ -37,7 +37,7 @@ export interface MssqlDatabaseOptions {
   /** How long one statement may run (the driver's `requestTimeout`); default the connection string's, else 15 s. */
   requestTimeoutMs?: number;
   /** The retry policy, and the waits and randomness behind it (tests). */
-  retry?: { policy?: RetryPolicy } & Pick<RetryRun, 'sleep' | 'random' | 'now'>;
+  retry?: { policy?: BackoffPolicy } & Pick<BackoffRun, 'sleep' | 'random' | 'now'>;
 }
 
 /** What a lock request may take beyond its lock timeout before the driver gives up on it. */
@@ -45,11 +45,13 @@ const LOCK_REQUEST_MARGIN_MS = 5000;
 
 /**
  * An exclusive application lock owned by the transaction (released at its end); a lock not granted
- * in time (-1), cancelled (-2) or lost to a deadlock (-3) becomes error 51002, a transient fault.
+ * in time (-1), cancelled (-2) or lost to a deadlock (-3) becomes error 51002, a transient fault;
+ * parameters the procedure refuses (-999) become 51003, a bug.
  */
 export const LOCK_STATEMENT = `DECLARE @lockResult int;
 EXEC @lockResult = sp_getapplock @Resource = @resource, @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = @timeoutMs;
-IF @lockResult < 0 THROW 51002, N'The lock was not granted in time', 1;`;
+IF @lockResult IN (-1, -2, -3) THROW 51002, N'The lock was not granted in time', 1;
+IF @lockResult < 0 THROW 51003, N'sp_getapplock refused its parameters', 1;`;
 
 /**
  * Creates the SQL Server database for `connectionString`. The configuration is checked now
@@ -99,8 +101,10 @@ class MssqlDatabase implements Database {
 
   async execute(sql: string, params?: SqlParams): Promise<number> {
     this.scope.assertOutside();
-    // A write whose connection broke may have been applied: only a refused one runs again.
-    return this.withRetries('execute', async () => rowsAffectedOf(await this.attempt(() => this.send(sql, params), (fault) => fault.kind === 'refused')));
+    // A write whose connection broke may have been applied: only one surely not applied runs again.
+    return this.withRetries('execute', async () =>
+      rowsAffectedOf(await this.attempt(() => this.send(sql, params), (fault) => fault.kind === 'unsent' || fault.kind === 'refused')),
+    );
   }
 
   async transaction<T>(work: (tx: TransactionExecutor) => Promise<T>): Promise<T> {
@@ -138,7 +142,7 @@ class MssqlDatabase implements Database {
   private async withRetries<R>(operation: Operation, run: () => Promise<R>): Promise<R> {
     const { policy = DATABASE_RETRY_POLICY, ...waits } = this.options.retry ?? {};
     try {
-      return await retryTransient(run, policy, {
+      return await retryWithBackoff(run, policy, {
         ...waits,
         isRetriable: (error) => error instanceof AttemptFailure && error.retriable,
         onRetry: (error, { attempt, delayMs }) => {
@@ -174,19 +178,27 @@ class MssqlDatabase implements Database {
       const retriable = state.fault !== undefined && state.fault.kind !== 'permanent';
       throw new AttemptFailure(retriable, translateMssqlError(error), state.fault);
     }
+    if (state.fault) {
+      // The callback went on after a fault that ended the transaction (or left it without its
+      // lock): what it did afterwards must not be committed.
+      await state.rollback();
+      throw new AttemptFailure(true, state.ended, state.fault);
+    }
     try {
       await state.commit();
     } catch (error) {
       const fault = classifyMssqlFault(error);
+      // Only a COMMIT that never reached the server surely did nothing.
+      const unknown = fault.kind === 'lost' || fault.kind === 'refused';
       const logger = this.options.logger;
-      if (fault.kind === 'lost' && logger) {
+      if (unknown && logger) {
         logger.warn(
           { errorCode: 'database_commit_unknown', sqlErrorNumber: fault.number, driverCode: fault.code },
           'database commit outcome unknown: not retried',
         );
       }
       await state.rollback();
-      throw new AttemptFailure(fault.kind === 'refused', translateMssqlError(error), fault);
+      throw new AttemptFailure(fault.kind === 'unsent', translateMssqlError(error), fault);
     }
     return result;
   }
@@ -221,9 +233,9 @@ class MssqlDatabase implements Database {
  * fault ends the transaction on the server; later statements fail the same way at once.
  */
 class TransactionState {
-  /** The first fault that ended the transaction, if one did. */
+  /** The first fault that ended the transaction, if one did, and the port error it became. */
   fault: MssqlFault | undefined;
-  private ended: unknown;
+  ended: unknown;
   private finished = false;
   private readonly queue = new SerialQueue();
   readonly executor: TransactionExecutor;

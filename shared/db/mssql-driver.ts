@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type * as Mssql from 'mssql';
 
 /**
@@ -48,6 +49,17 @@ export function mssqlModule(): typeof Mssql {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('mssql') as typeof Mssql;
 }
+
+/**
+ * The error class of the pool behind `mssql` (tarn) for "no connection came free in time", loaded
+ * from where `mssql` loads it (its `name` is a plain `Error`, so only the class tells it apart).
+ */
+export function poolTimeoutErrorClass(): new (message?: string) => Error {
+  poolTimeoutError ??= (createRequire(require.resolve('mssql'))('tarn') as { TimeoutError: new (message?: string) => Error }).TimeoutError;
+  return poolTimeoutError;
+}
+
+let poolTimeoutError: (new (message?: string) => Error) | undefined;
 
 /** The production driver: `mssql` (tedious) itself. */
 export function tediousDriver(): MssqlDriver {

@@ -2,7 +2,11 @@ import * as mssql from 'mssql';
 import { describe, expect, it } from 'vitest';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { UniqueViolationError } from './database-errors';
+import { poolTimeoutErrorClass } from './mssql-driver';
 import { classifyMssqlFault, PoolConnectError, TRANSIENT_SERVER_ERRORS, translateMssqlError } from './mssql-faults';
+
+/** What mssql rejects with when no pooled connection came free in time (tarn's class, mssql's message). */
+const poolTimeout = () => new (poolTimeoutErrorClass())('Failed to acquire a connection from the pool: operation timed out');
 
 function requestError(number: number, message = 'server error'): mssql.RequestError {
   const error = new mssql.RequestError(message, 'EREQUEST');
@@ -26,6 +30,7 @@ describe('classifyMssqlFault', () => {
   });
 
   it('reads a connection that broke mid-request as lost: a write may have been applied', () => {
+    for (const number of [10053, 10054, 10060]) expect(classifyMssqlFault(requestError(number)).kind, String(number)).toBe('lost');
     expect(classifyMssqlFault(new mssql.ConnectionError('Connection lost - read ECONNRESET', 'ESOCKET'))).toEqual({ kind: 'lost', code: 'ESOCKET' });
     expect(classifyMssqlFault(new mssql.RequestError('Timeout: Request failed to complete in 15000ms', 'ETIMEOUT'))).toEqual({
       kind: 'lost',
@@ -34,10 +39,12 @@ describe('classifyMssqlFault', () => {
     expect(classifyMssqlFault(new mssql.RequestError('Connection closed', 'ECONNCLOSED')).kind).toBe('lost');
   });
 
-  it('reads a request that never left as refused', () => {
-    expect(classifyMssqlFault(new mssql.ConnectionError('Connection not yet open.', 'ENOTOPEN')).kind).toBe('refused');
-    expect(classifyMssqlFault(Object.assign(new Error('Failed to acquire a connection'), { name: 'TimeoutError' })).kind).toBe('refused');
-    expect(classifyMssqlFault(new PoolConnectError({ cause: new mssql.ConnectionError('connect ECONNREFUSED', 'ESOCKET') })).kind).toBe('refused');
+  it('reads a request that never left as unsent', () => {
+    expect(classifyMssqlFault(new mssql.ConnectionError('Connection not yet open.', 'ENOTOPEN')).kind).toBe('unsent');
+    expect(classifyMssqlFault(poolTimeout()).kind).toBe('unsent');
+    // A TimeoutError by name only (the pool's class leaves `name` as "Error") is not the pool's.
+    expect(classifyMssqlFault(Object.assign(new Error('x'), { name: 'TimeoutError' })).kind).toBe('permanent');
+    expect(classifyMssqlFault(new PoolConnectError({ cause: new mssql.ConnectionError('connect ECONNREFUSED', 'ESOCKET') })).kind).toBe('unsent');
   });
 
   it('keeps a login refused for good, and everything else, permanent', () => {
@@ -45,15 +52,17 @@ describe('classifyMssqlFault', () => {
     expect(classifyMssqlFault(badLogin).kind).toBe('permanent');
     expect(classifyMssqlFault(new PoolConnectError({ cause: badLogin })).kind).toBe('permanent');
     const movingLogin = Object.assign(new mssql.ConnectionError('Database is not currently available', 'ELOGIN'), { number: 40613 });
-    expect(classifyMssqlFault(new PoolConnectError({ cause: movingLogin })).kind).toBe('refused');
+    expect(classifyMssqlFault(new PoolConnectError({ cause: movingLogin })).kind).toBe('unsent');
     expect(classifyMssqlFault(requestError(2627)).kind).toBe('permanent');
     expect(classifyMssqlFault(requestError(102)).kind).toBe('permanent');
+    // sp_getapplock refusing its parameters (our 51003) is a bug, unlike a lock not granted (51002).
+    expect(classifyMssqlFault(requestError(51003)).kind).toBe('permanent');
     expect(classifyMssqlFault(new Error('bug')).kind).toBe('permanent');
   });
 
   it('reads a transaction the server aborted by what aborted it', () => {
-    expect(classifyMssqlFault(abortedBy(requestError(1205)))).toEqual({ kind: 'refused', number: 1205, code: 'EREQUEST' });
-    expect(classifyMssqlFault(abortedBy(new mssql.ConnectionError('reset', 'ESOCKET'))).kind).toBe('refused');
+    expect(classifyMssqlFault(abortedBy(requestError(1205)))).toEqual({ kind: 'unsent', number: 1205, code: 'EREQUEST' });
+    expect(classifyMssqlFault(abortedBy(new mssql.ConnectionError('reset', 'ESOCKET'))).kind).toBe('unsent');
     expect(classifyMssqlFault(abortedBy(requestError(547))).kind).toBe('permanent');
   });
 });
@@ -77,7 +86,7 @@ describe('translateMssqlError', () => {
       requestError(1205),
       requestError(51002),
       refusedLogin,
-      Object.assign(new Error('Failed to acquire a connection from the pool'), { name: 'TimeoutError' }),
+      poolTimeout(),
     ];
     for (const original of cases) {
       const translated = translateMssqlError(original);

@@ -5,10 +5,11 @@ import { scriptedMssqlDriver, serverError, type ScriptedAnswer, type ScriptedCal
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { createLogger } from '../logging/logger';
 import { runWithTimeBudget } from '../resilience/time-budget';
-import { DATABASE_RETRY_POLICY } from '../resilience/transient-retry';
+import { DATABASE_RETRY_POLICY } from '../resilience/retry-with-backoff';
 import type { Database } from './database';
 import { UniqueViolationError } from './database-errors';
 import { LOCK_STATEMENT, createMssqlDatabase } from './mssql-database';
+import { poolTimeoutErrorClass } from './mssql-driver';
 import { TRANSIENT_SERVER_ERRORS } from './mssql-faults';
 
 /**
@@ -118,6 +119,14 @@ describe('writes outside a transaction', () => {
     expect(retries()).toEqual([]);
   });
 
+  it('retry when no pooled connection came free in time: nothing was sent', async () => {
+    const timeout = new (poolTimeoutErrorClass())('Failed to acquire a connection from the pool: operation timed out');
+    const { db, driver, retries } = setup(failNth(isQuery, new Map([[1, timeout]]), { rowsAffected: [1] }));
+    expect(await db.execute('UPDATE T SET a = 1')).toBe(1);
+    expect(driver.callsOf('query')).toHaveLength(2);
+    expect(retries()[0]).toMatchObject({ driverCode: 'EPOOLTIMEOUT' });
+  });
+
   it('retry when the pool could not connect: nothing was sent', async () => {
     const refused = new mssql.ConnectionError('Failed to connect to 127.0.0.1:1433', 'ESOCKET');
     const { db, driver } = setup(failNth((call) => call.kind === 'connect', new Map([[1, refused]])));
@@ -207,29 +216,57 @@ describe('transactions', () => {
     expect(driver.callsOf('commit')).toHaveLength(1);
   });
 
-  it('retry a COMMIT the server refused, but never one whose answer was lost', async () => {
-    const refused = setup(failNth((call) => call.kind === 'commit', new Map([[1, serverError(mssql, 40197)]])));
+  it('never retry a COMMIT that reached the server: refused or lost, it may have taken effect', async () => {
+    const lost = new mssql.ConnectionError('Connection lost - read ECONNRESET', 'ESOCKET');
+    for (const [failure, driverCode] of [
+      [serverError(mssql, 40197), 'EREQUEST'],
+      [lost, 'ESOCKET'],
+    ] as const) {
+      const unknown = setup(failNth((call) => call.kind === 'commit', new Map([[1, failure]])));
+      let runs = 0;
+      const error = await unknown.db
+        .transaction(async (tx) => {
+          runs += 1;
+          await tx.execute('UPDATE A SET n = n + 1');
+        })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(DependencyUnavailableError);
+      expect(runs).toBe(1);
+      expect(unknown.retries()).toEqual([]);
+      expect(unknown.sink.withMessage('database commit outcome unknown: not retried')).toEqual([
+        expect.objectContaining({ level: 'warn', errorCode: 'database_commit_unknown', driverCode }),
+      ]);
+    }
+  });
+
+  it('retry a COMMIT that never reached the server', async () => {
+    const { db } = setup(failNth((call) => call.kind === 'commit', new Map([[1, new mssql.ConnectionError('Connection not yet open.', 'ENOTOPEN')]])));
     let runs = 0;
-    await refused.db.transaction(async (tx) => {
+    await db.transaction(async (tx) => {
       runs += 1;
       await tx.execute('UPDATE A SET n = 1');
     });
     expect(runs).toBe(2);
+  });
 
-    const lost = new mssql.ConnectionError('Connection lost - read ECONNRESET', 'ESOCKET');
-    const unknown = setup(failNth((call) => call.kind === 'commit', new Map([[1, lost]])));
-    runs = 0;
-    const error = await unknown.db
-      .transaction(async (tx) => {
-        runs += 1;
-        await tx.execute('UPDATE A SET n = n + 1');
-      })
-      .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(DependencyUnavailableError);
-    expect(runs).toBe(1);
-    expect(unknown.retries()).toEqual([]);
-    expect(unknown.sink.withMessage('database commit outcome unknown: not retried')).toEqual([
-      expect.objectContaining({ level: 'warn', errorCode: 'database_commit_unknown', driverCode: 'ESOCKET' }),
+  it('never commit what a callback did after swallowing the fault that ended its transaction', async () => {
+    const { db, driver } = setup(failNth((call) => call.sql === LOCK_STATEMENT, new Map([[1, serverError(mssql, 51002)]])));
+    let runs = 0;
+    await db.transaction(async (tx) => {
+      runs += 1;
+      await tx.lock('sign-in:username:abc').catch(() => undefined);
+      await tx.execute('UPDATE A SET n = 1').catch(() => undefined);
+    });
+    expect(runs).toBe(2);
+    expect(driver.calls.map((call) => `${call.on} ${call.kind}`)).toEqual([
+      'pool connect',
+      'tx1 begin',
+      'tx1 query',
+      'tx1 rollback',
+      'tx2 begin',
+      'tx2 query',
+      'tx2 query',
+      'tx2 commit',
     ]);
   });
 

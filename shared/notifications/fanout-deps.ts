@@ -4,7 +4,8 @@ import type { Clock } from '../ports/clock';
 import type { Telemetry } from '../telemetry/telemetry';
 import type { FanoutQueue } from './fanout-queue';
 import type { DeliveryProviders } from './providers/delivery';
-import type { RetryPolicy, Sleep } from './retry-transient';
+import type { Sleep } from '../resilience/retry-with-backoff';
+import type { RetryPolicy } from './retry-transient';
 import type { SmsSpendSettings } from './sms-spend-guard';
 
 /** The ports and settings of the fan-out use case; the function file builds them from `AppServices`. */

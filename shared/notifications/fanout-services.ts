@@ -3,7 +3,8 @@ import { createLogger, type Logger } from '../logging/logger';
 import { DEFAULT_DELIVERY_CONCURRENCY, type FanoutDeps } from './fanout-deps';
 import { createDeliveryProviders, type BuiltDeliveryProviders } from './providers/create-delivery-providers';
 import type { DeliveryProviders } from './providers/delivery';
-import { DEFAULT_RETRY_POLICY, realSleep } from './retry-transient';
+import { realSleep } from '../resilience/retry-with-backoff';
+import { DEFAULT_RETRY_POLICY } from './retry-transient';
 
 /** The `service` of the fan-out's log lines (contract section 3: `notifications`). */
 export const FANOUT_SERVICE_NAME = 'notifications';

@@ -99,6 +99,7 @@ async function trimDevices(tx: SqlExecutor, userId: string): Promise<void> {
     { userId },
   );
   for (const { token } of rows.slice(MAX_DEVICES_PER_USER)) {
-    await tx.execute('DELETE FROM PushTokens WHERE token = @token', { token });
+    // Still this user's: a registration elsewhere may have moved the device since the read.
+    await tx.execute('DELETE FROM PushTokens WHERE token = @token AND userId = @userId', { token, userId });
   }
 }

@@ -1,3 +1,4 @@
+import type { Sleep } from '../resilience/retry-with-backoff';
 import type { DeliveryOutcome } from './providers/delivery';
 
 /**
@@ -14,10 +15,6 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { tries: 3, firstDelayMs: 200, factor: 4 };
 
-/** Waits `ms` milliseconds; injected so tests do not wait. */
-export type Sleep = (ms: number) => Promise<void>;
-
-export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The longest `Retry-After` waited out inside an invocation; a provider asking for more gets its

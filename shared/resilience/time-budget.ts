@@ -1,12 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * The time a request chain may spend, so that retries deep inside it (a database deadlock, a
- * failover) stop in time for the caller to get a clear answer instead of a hang. The HTTP pipeline
- * and the background wrapper start a budget; code below reads how much of it is left.
+ * The time a request chain may spend on retries, so that retries deep inside it (a database
+ * deadlock, a failover) stop in time for the caller to get a clear answer instead of a hang. The
+ * HTTP pipeline and the background wrapper start a budget; code below reads how much is left. It
+ * bounds when a retry may start, not how long one attempt takes (the driver's own timeouts do).
  */
 
-/** An HTTP request: a mobile client gets its answer (or a 503 with Retry-After) within this. */
+/** An HTTP request: no retry starts after this, so a failing dependency soon becomes a 503 with Retry-After. */
 export const HTTP_REQUEST_BUDGET_MS = 10_000;
 
 /** A timer or queue invocation: well inside the queue's visibility and the host's function timeout. */

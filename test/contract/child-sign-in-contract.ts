@@ -127,11 +127,11 @@ export function describeChildSignInContract(name: string, factory: TestDatabaseF
       expect(await evaluatedGuesses(db, childId)).toBe(3);
     });
 
-    it('settles a right PIN racing wrong ones without a deadlock, and never signs in once the throttle closed', async () => {
+    it('settles right PINs racing wrong ones without a deadlock, and never signs in once the throttle closed', async () => {
       const db = database();
       const deps = depsFor(db);
       const pin = '3047192';
-      await newChild(db, deps, 'race.kid', pin, 4);
+      const childId = await newChild(db, deps, 'race.kid', pin, 4);
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, index) =>
           signInChild({ username: 'race.kid', secret: index % 4 === 0 ? pin : String(6_300_000 + index), clientAddress: `192.0.2.${index}` }, deps),
@@ -139,9 +139,17 @@ export function describeChildSignInContract(name: string, factory: TestDatabaseF
       );
       const codes = results.map(codeOf);
       expect(codes.every((code) => ['ok', 'invalid_credentials', 'too_many_attempts'].includes(code))).toBe(true);
+      const successes = codes.filter((code) => code === 'ok').length;
+      expect(successes).toBeLessThanOrEqual(3);
+      // With the clock standing still, three failures close the throttle for good: each success
+      // can have reopened it at most once, so no more than three failures were evaluated per
+      // success, plus three after the last.
+      const evaluated = await evaluatedGuesses(db, childId);
+      expect(evaluated).toBeGreaterThanOrEqual(3);
+      expect(evaluated).toBeLessThanOrEqual(3 * (successes + 1));
       // Every success, and only a success, made a session.
       const sessions = await db.query<{ n: number }>('SELECT COUNT(*) AS n FROM Sessions');
-      expect(Number(sessions[0]?.n)).toBe(codes.filter((code) => code === 'ok').length);
+      expect(Number(sessions[0]?.n)).toBe(successes);
     });
   });
 }

@@ -118,7 +118,7 @@ describe('every SQL Server statement', () => {
     expect(varying).toEqual([]);
   });
 
-  it('settles child sign-ins under the username lock, then the address lock, before touching a row', () => {
+  it('settles child sign-ins under the username lock, failures then under the address lock, before touching a row', () => {
     const byTransaction = new Map<string, { sql: string; resource: unknown }[]>();
     for (const statement of contractLog.statements) {
       if (statement.on === 'pool') continue;
@@ -126,16 +126,31 @@ describe('every SQL Server statement', () => {
       list.push({ sql: statement.sql, resource: statement.values.resource });
       byTransaction.set(statement.on, list);
     }
-    const settlements = [...byTransaction.values()].filter((statements) =>
-      statements.some((statement) => /SignInUsernameFailures/.test(statement.sql) && !/^\s*DELETE FROM SignInUsernameFailures WHERE lastFailureAt/.test(statement.sql)),
+    const usernameLock = /^sign-in:username:[0-9a-f]{64}$/;
+    const addressLock = /^sign-in:address:[0-9a-f]{64}$/;
+    const transactions = [...byTransaction.values()];
+    const touching = (table: string) => transactions.filter((statements) => statements.some((statement) => statement.sql.includes(table)));
+    const failures = touching('INSERT INTO SignInAddressFailures');
+    // A settled success claims the secret and clears the failures (store tests claim alone).
+    const successes = touching('UPDATE ChildAccounts SET secretHash = @newHash').filter((statements) =>
+      statements.some((statement) => statement.sql.startsWith('DELETE FROM SignInUsernameFailures WHERE usernameKey')),
     );
-    expect(settlements.length).toBeGreaterThan(50);
-    for (const statements of settlements) {
-      const [first, second] = statements;
-      expect(first?.sql).toBe(LOCK_STATEMENT);
-      expect(String(first?.resource)).toMatch(/^sign-in:username:[0-9a-f]{64}$/);
-      // A child-account change takes the username lock alone; a settlement the address lock next.
-      if (second?.sql === LOCK_STATEMENT) expect(String(second.resource)).toMatch(/^sign-in:address:[0-9a-f]{64}$/);
+    expect(failures.length).toBeGreaterThan(20);
+    expect(successes.length).toBeGreaterThanOrEqual(2);
+    for (const statements of failures) {
+      expect(statements.slice(0, 2).map((statement) => statement.sql)).toEqual([LOCK_STATEMENT, LOCK_STATEMENT]);
+      expect(String(statements[0]?.resource)).toMatch(usernameLock);
+      expect(String(statements[1]?.resource)).toMatch(addressLock);
+    }
+    for (const statements of successes) {
+      expect(statements[0]?.sql).toBe(LOCK_STATEMENT);
+      expect(String(statements[0]?.resource)).toMatch(usernameLock);
+      expect(statements.some((statement) => addressLock.test(String(statement.resource)))).toBe(false);
+    }
+    // Every other transaction that counts or clears failures takes the username lock first too.
+    for (const statements of touching('SignInUsernameFailures')) {
+      expect(statements[0]?.sql).toBe(LOCK_STATEMENT);
+      expect(String(statements[0]?.resource)).toMatch(usernameLock);
     }
   });
 });

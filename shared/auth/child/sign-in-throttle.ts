@@ -28,7 +28,8 @@ import type { ThrottleKeys } from './throttle-keys';
  * recording: Argon2 verifications queue, so a burst of requests can all pass the first check
  * before any of them fails. The locks make those re-checks take turns on every engine and across
  * instances (SQL Server's snapshot reads would otherwise let concurrent settlements all see the
- * same count). Attempts that find the throttle
+ * same count): the username's for every settlement, the address's too for a failure. Attempts
+ * that find the throttle
  * closed on settling are refused exactly like at the door — same 429, nothing recorded, whether
  * the secret was right or wrong — so a burst yields no more effective guesses than patient
  * sequential tries, and a 429 never tells which guess was right. Bursts of correct sign-ins (a
@@ -70,11 +71,11 @@ export type FailureRecord =
   | ThrottleRefusal;
 
 /**
- * Proof that a settlement transaction holds the locks of one attempt's keys: recording takes one,
- * so no count is read and written without them.
+ * Proof that a settlement transaction holds the lock of one attempt's username: recording takes
+ * one, so no count is read and written without it.
  */
 export interface ThrottleLock {
-  readonly tx: SqlExecutor;
+  readonly tx: TransactionExecutor;
   readonly keys: ThrottleKeys;
 }
 
@@ -84,15 +85,17 @@ function usernameLockName(usernameKey: string): string {
 }
 
 /**
- * Takes the locks of the attempt's username and address for the rest of `tx`: the first thing a
- * settlement does, before it touches any row, so that success and failure, on any instance, take
- * their locks in one order (username, then address, then rows) and cannot deadlock.
+ * Takes the lock of the attempt's username for the rest of `tx`: the first thing a settlement
+ * does, before it touches any row, success and failure alike. A failure then also takes the
+ * address's lock (`recordFailure`), always second, so no two settlements wait for each other in
+ * a circle. Successes do not take the address lock: a class signing in behind one address is not
+ * made to take turns. The price: a right PIN settling just as another username's failure fills
+ * the address's cap may still get in; the per-username limits hold regardless.
  * @param tx the settlement transaction.
  * @param keys the attempt's keys.
  */
 export async function lockThrottle(tx: TransactionExecutor, keys: ThrottleKeys): Promise<ThrottleLock> {
   await tx.lock(usernameLockName(keys.usernameKey));
-  await tx.lock(`sign-in:address:${keys.addressKey}`);
   return { tx, keys };
 }
 
@@ -133,6 +136,8 @@ export async function checkThrottle(db: SqlExecutor, keys: ThrottleKeys, now: Da
  */
 export async function recordFailure(lock: ThrottleLock, now: Date, options: RecordFailureOptions = {}): Promise<FailureRecord> {
   const { tx, keys } = lock;
+  // Failures from one address (any usernames) take turns too, so its cap holds under a burst.
+  await tx.lock(`sign-in:address:${keys.addressKey}`);
   const refused = await refusal(tx, keys, now);
   if (refused) return refused;
   const failedAt = now.toISOString();

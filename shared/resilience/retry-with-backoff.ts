@@ -7,7 +7,7 @@ import { budgetDeadline } from './time-budget';
  * only an operation that surely left nothing behind may run again.
  */
 
-export interface RetryPolicy {
+export interface BackoffPolicy {
   /** Attempts in all, the first included. */
   maxAttempts: number;
   /** The backoff before the second attempt; it doubles for each further one. */
@@ -17,15 +17,15 @@ export interface RetryPolicy {
 }
 
 /** Azure SQL's guidance: a few seconds in all, the first retry after a short pause. */
-export const DATABASE_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 2000 };
+export const DATABASE_RETRY_POLICY: BackoffPolicy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 2000 };
 
-export interface RetryRun {
+export interface BackoffRun {
   /** True when `error` may be retried: the failed attempt changed nothing. */
   isRetriable(error: unknown): boolean;
   /** Told of each retry before its wait (for its warn line). */
   onRetry(error: unknown, retry: { attempt: number; delayMs: number }): void;
   /** Waits `ms`; tests pass one that does not. */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: Sleep;
   /** A number in [0, 1) for the jitter. */
   random?: () => number;
   /** Epoch milliseconds now. */
@@ -34,14 +34,17 @@ export interface RetryRun {
   deadline?: number;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms` milliseconds; injected so tests do not wait. */
+export type Sleep = (ms: number) => Promise<void>;
+
+export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The wait before attempt `attempt + 1`: half of the capped exponential step, plus up to the
  * other half at random ("equal jitter"), so instances that failed together do not retry together
  * yet every retry still backs off.
  */
-export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () => number): number {
+export function backoffDelayMs(policy: BackoffPolicy, attempt: number, random: () => number): number {
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(step / 2 + random() * (step / 2));
 }
@@ -51,7 +54,7 @@ export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () 
  * attempts, or would have to wait past the deadline; then its last error is thrown.
  * @param operation told its attempt number, from 1.
  */
-export async function retryTransient<T>(operation: (attempt: number) => Promise<T>, policy: RetryPolicy, run: RetryRun): Promise<T> {
+export async function retryWithBackoff<T>(operation: (attempt: number) => Promise<T>, policy: BackoffPolicy, run: BackoffRun): Promise<T> {
   const sleep = run.sleep ?? realSleep;
   const random = run.random ?? Math.random;
   const now = run.now ?? Date.now;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { budgetDeadline, runWithTimeBudget } from './time-budget';
-import { backoffDelayMs, retryTransient, type RetryPolicy } from './transient-retry';
+import { backoffDelayMs, retryWithBackoff, type BackoffPolicy } from './retry-with-backoff';
 
-const POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 300 };
+const POLICY: BackoffPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 300 };
 
 describe('backoffDelayMs', () => {
   it('doubles up to the cap, with half of each step at random', () => {
@@ -11,14 +11,14 @@ describe('backoffDelayMs', () => {
   });
 });
 
-describe('retryTransient', () => {
+describe('retryWithBackoff', () => {
   const transient = new Error('transient');
   const fatal = new Error('fatal');
 
   it('retries what may be retried until it succeeds, telling each retry', async () => {
     const seen: number[] = [];
     const waits: number[] = [];
-    const result = await retryTransient(
+    const result = await retryWithBackoff(
       async (attempt) => {
         seen.push(attempt);
         if (attempt < 3) throw transient;
@@ -35,10 +35,10 @@ describe('retryTransient', () => {
   it('gives up at once on what may not be retried, and after the last attempt otherwise', async () => {
     let calls = 0;
     const run = { isRetriable: (error: unknown) => error === transient, onRetry: () => undefined, sleep: async () => undefined };
-    await expect(retryTransient(async () => { calls += 1; throw fatal; }, POLICY, run)).rejects.toBe(fatal);
+    await expect(retryWithBackoff(async () => { calls += 1; throw fatal; }, POLICY, run)).rejects.toBe(fatal);
     expect(calls).toBe(1);
     calls = 0;
-    await expect(retryTransient(async () => { calls += 1; throw transient; }, POLICY, run)).rejects.toBe(transient);
+    await expect(retryWithBackoff(async () => { calls += 1; throw transient; }, POLICY, run)).rejects.toBe(transient);
     expect(calls).toBe(POLICY.maxAttempts);
   });
 
@@ -47,7 +47,7 @@ describe('retryTransient', () => {
     let calls = 0;
     const run = { isRetriable: () => true, onRetry: () => undefined, sleep: async (ms: number) => void (now += ms), random: () => 0, now: () => now };
     await expect(
-      runWithTimeBudget(120, () => retryTransient(async () => { calls += 1; throw transient; }, POLICY, run), () => now),
+      runWithTimeBudget(120, () => retryWithBackoff(async () => { calls += 1; throw transient; }, POLICY, run), () => now),
     ).rejects.toBe(transient);
     // Waits of 50 then 100 ms: the second would end at 150 ms, past the 120 ms budget.
     expect(calls).toBe(2);
