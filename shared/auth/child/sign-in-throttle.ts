@@ -29,10 +29,9 @@ import type { ThrottleKeys } from './throttle-keys';
  * before any of them fails. The locks make those re-checks take turns on every engine and across
  * instances (SQL Server's snapshot reads would otherwise let concurrent settlements all see the
  * same count): the username's for every settlement, the address's too for a failure. Attempts
- * that find the throttle
- * closed on settling are refused exactly like at the door — same 429, nothing recorded, whether
- * the secret was right or wrong — so a burst yields no more effective guesses than patient
- * sequential tries, and a 429 never tells which guess was right. Bursts of correct sign-ins (a
+ * that find the throttle closed on settling are refused exactly like at the door — same 429,
+ * nothing recorded, whether the secret was right or wrong — so a burst yields no more effective
+ * guesses than patient sequential tries, and a 429 never tells which guess was right. Bursts of correct sign-ins (a
  * class signing in behind one address) are not slowed at all: only failures close the throttle.
  */
 
@@ -79,11 +78,6 @@ export interface ThrottleLock {
   readonly keys: ThrottleKeys;
 }
 
-/** The lock name of a username's throttle, which child-account changes take too. */
-function usernameLockName(usernameKey: string): string {
-  return `sign-in:username:${usernameKey}`;
-}
-
 /**
  * Takes the lock of the attempt's username for the rest of `tx`: the first thing a settlement
  * does, before it touches any row, success and failure alike. A failure then also takes the
@@ -95,7 +89,7 @@ function usernameLockName(usernameKey: string): string {
  * @param keys the attempt's keys.
  */
 export async function lockThrottle(tx: TransactionExecutor, keys: ThrottleKeys): Promise<ThrottleLock> {
-  await tx.lock(usernameLockName(keys.usernameKey));
+  await lockUsernameThrottle(tx, keys.usernameKey);
   return { tx, keys };
 }
 
@@ -106,7 +100,7 @@ export async function lockThrottle(tx: TransactionExecutor, keys: ThrottleKeys):
  * @param usernameKey `usernameThrottleKey(pepper, username)`.
  */
 export async function lockUsernameThrottle(tx: TransactionExecutor, usernameKey: string): Promise<void> {
-  await tx.lock(usernameLockName(usernameKey));
+  await tx.lock(`sign-in:username:${usernameKey}`);
 }
 
 export interface RecordFailureOptions {
