@@ -11,9 +11,9 @@ const byName = (name: string) => core.registrations().find((registration) => reg
 
 describe('loading an app through the @azure/functions-core shim', () => {
   it('loads every file package.json "main" matches, and only those', () => {
-    expect(entryPointFiles(fixtureRoot).map((file) => path.basename(file))).toEqual(['background.js', 'hooks.js', 'http.js']);
+    expect(entryPointFiles(fixtureRoot).map((file) => path.basename(file))).toEqual(['background.js', 'events.js', 'hooks.js', 'http.js']);
     expect(core.registrations().map((registration) => registration.metadata.name).sort()).toEqual(
-      ['boom', 'cookies', 'echo', 'fan-out', 'hooked', 'not-an-object', 'not-found', 'things', 'tick'].sort(),
+      ['boom', 'communication-events', 'cookies', 'echo', 'fan-out', 'hooked', 'not-an-object', 'not-found', 'things', 'tick'].sort(),
     );
   });
 
@@ -87,7 +87,7 @@ describe('createFunctionsCore', () => {
 describe('expandGlob', () => {
   it('expands *, ? and ** and ignores node_modules', () => {
     const root = path.join(__dirname, 'test-fixtures');
-    expect(expandGlob(root, 'app/functions/*.js').map((file) => path.relative(root, file))).toHaveLength(3);
+    expect(expandGlob(root, 'app/functions/*.js').map((file) => path.relative(root, file))).toHaveLength(4);
     expect(expandGlob(root, '**/h?oks.js').map((file) => path.relative(root, file))).toEqual([path.join('app', 'functions', 'hooks.js')]);
     expect(expandGlob(root, 'app/functions/missing.js')).toEqual([]);
   });

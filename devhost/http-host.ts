@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpRequest } from '@azure/functions';
+import { HttpRequest, type TraceContext } from '@azure/functions';
 import { errorFields, type Logger } from '../shared/logging/logger';
 import { HOST_PROBLEMS, toHttpResponse, writeHttpResponse, writeProblem } from './http-response';
 import { createInvocationContext, type HookRunner } from './invocation';
@@ -11,8 +11,29 @@ import { findRoute, type HttpRoute } from './route-table';
 /** The real host takes far larger bodies; 1 MiB keeps a developer machine safe while staying above the app's own limit. */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
+/** What the HTTP host hands an endpoint of its own for one request. */
+export interface HostRequest {
+  url: URL;
+  /** For problem answers and the host's log lines about this request. */
+  ids: { traceId: string; requestId: string };
+  /** The request's trace context (the caller's trace when its `traceparent` is valid). */
+  traceContext: TraceContext;
+  maxBodyBytes: number;
+}
+
+/**
+ * A path the host serves itself rather than through a function route (the real host's
+ * `runtime/webhooks/{extension}` endpoints). Endpoints are tried before the function routes.
+ */
+export interface HostEndpoint {
+  matches(pathname: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse, request: HostRequest): Promise<void>;
+}
+
 export interface HttpHostOptions {
   routes: readonly HttpRoute[];
+  /** Served before the function routes: their paths sit outside the route prefix, as in the real host. */
+  endpoints?: readonly HostEndpoint[];
   hooks: HookRunner;
   logger: Logger;
   /** 0 picks a free port; the bound one is returned. */
@@ -70,10 +91,14 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, options:
   const url = requestUrl(req);
   if (!url) return writeProblem(res, HOST_PROBLEMS.badRequest, ids);
 
+  const endpoint = options.endpoints?.find((candidate) => candidate.matches(url.pathname));
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
+  if (endpoint) return endpoint.handle(req, res, { url, ids, traceContext, maxBodyBytes });
+
   const match = findRoute(options.routes, method, url.pathname);
   if (!match) return writeProblem(res, HOST_PROBLEMS.notFound, ids);
 
-  const body = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readCappedBody(req, options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES);
+  const body = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readCappedBody(req, maxBodyBytes);
   if (body === 'aborted') return;
   if (body === 'too_large') return writeProblem(res, HOST_PROBLEMS.payloadTooLarge, ids, { connection: 'close' });
 
@@ -132,8 +157,8 @@ function requestUrl(req: IncomingMessage): URL | undefined {
   }
 }
 
-/** Reads the body without ever holding more than `limit` bytes. */
-function readCappedBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
+/** Reads the body without ever holding more than `limit` bytes (shared with the host's own endpoints). */
+export function readCappedBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve('too_large');
   return new Promise((resolve) => {

@@ -3,6 +3,7 @@ import { DEVELOPMENT_STORAGE, type Config } from '../shared/config';
 import type { Logger } from '../shared/logging/logger';
 import type { AppSettings } from './app-settings';
 import { AZURITE_QUEUE_PORT, isListening, startAzuriteQueue, type RunningAzurite } from './azurite';
+import { createEventGridWebhook } from './eventgrid-host';
 import type { FunctionRegistration, RpcLogLevel } from './functions-core-shim';
 import { readHostSettings } from './host-json';
 import { startHttpHost } from './http-host';
@@ -30,10 +31,10 @@ export interface LocalHost {
   stop(): Promise<void>;
 }
 
-const SUPPORTED_TRIGGERS = new Set(['httptrigger', 'timertrigger', 'queuetrigger']);
+const SUPPORTED_TRIGGERS = new Set(['httptrigger', 'timertrigger', 'queuetrigger', 'eventgridtrigger']);
 
 /**
- * Runs a function app the way the Functions host would for its HTTP, timer and queue triggers:
+ * Runs a function app the way the Functions host would for its HTTP, timer, queue and Event Grid triggers:
  * loads it through the `@azure/functions-core` shim, runs `appStart` hooks, then serves.
  */
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
@@ -57,7 +58,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
     const { routes, problems } = buildRouteTable(registrations, hostSettings.routePrefix);
     for (const { functionName, problem } of problems) logger.warn({ functionName, problem }, 'route problem');
-    const http = await startHttpHost({ routes, hooks, logger, port: config.port });
+    // Event Grid triggers are served by the HTTP host too, at the real host's extension webhook.
+    const eventGrid = createEventGridWebhook({ registrations, hooks, logger });
+    const http = await startHttpHost({ routes, endpoints: [eventGrid], hooks, logger, port: config.port });
     const timers = startTimers({ registrations, hooks, logger, settings });
     const queues = startQueueListeners({
       registrations,
@@ -67,7 +70,10 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       defaultConnectionString: config.storageConnectionString,
       queueSettings: hostSettings.queues,
     });
-    logger.debug({ routes: routes.map((route) => route.template.text), timers: timers.count, queues: queues.count }, 'functions indexed');
+    logger.debug(
+      { routes: routes.map((route) => route.template.text), eventGrid: eventGrid.functionNames, timers: timers.count, queues: queues.count },
+      'functions indexed',
+    );
 
     return {
       port: http.port,

@@ -52,11 +52,19 @@ describe('node dist/devhost/main.js', () => {
 
     try {
       const ready = await listening;
-      expect(ready).toMatchObject({ service: 'local-host', functionCount: 9 });
+      expect(ready).toMatchObject({ service: 'local-host', functionCount: 10 });
       const base = `http://127.0.0.1:${String(ready.port)}`;
       const response = await fetch(`${base}/api/v1/things/3`);
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ id: '3', functionName: 'things' });
+
+      // Event Grid triggers are served at the extension's webhook, outside the route prefix.
+      const validation = await fetch(`${base}/runtime/webhooks/eventgrid?functionName=communication-events`, {
+        method: 'POST',
+        headers: { 'aeg-event-type': 'SubscriptionValidation' },
+        body: JSON.stringify([{ id: '1', eventType: 'Microsoft.EventGrid.SubscriptionValidationEvent', data: { validationCode: 'code-1' } }]),
+      });
+      expect(await validation.json()).toEqual({ validationResponse: 'code-1' });
 
       // The queue trigger listens with the fixture's host.json settings (base64, 0.5 s polling maximum).
       const notifications = QueueServiceClient.fromConnectionString(azurite.connectionString).getQueueClient('notifications');

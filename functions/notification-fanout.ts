@@ -1,7 +1,7 @@
 import { app } from '@azure/functions';
 import { backgroundHandler } from '../shared/background/background-handler';
 import { FANOUT_QUEUE_NAME } from '../shared/notifications/fanout-message';
-import { appFanoutDeps } from '../shared/notifications/fanout-services';
+import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout-services';
 import { handleFanoutMessage } from '../shared/notifications/handle-fanout-message';
 
 /**
@@ -13,8 +13,13 @@ import { handleFanoutMessage } from '../shared/notifications/handle-fanout-messa
 const deps = appFanoutDeps();
 if (deps.providerKinds) deps.logger.info({ providers: deps.providerKinds }, 'notification providers selected');
 
-export const notificationFanout = backgroundHandler<unknown>('notification-fanout', deps, async (message) => {
-  await handleFanoutMessage(message, deps);
-});
+export const notificationFanout = backgroundHandler<unknown>(
+  'notification-fanout',
+  deps,
+  async (message) => {
+    await handleFanoutMessage(message, deps);
+  },
+  { service: FANOUT_SERVICE_NAME },
+);
 
 app.storageQueue('notification-fanout', { queueName: FANOUT_QUEUE_NAME, connection: 'AzureWebJobsStorage', handler: notificationFanout });

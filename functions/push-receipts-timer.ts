@@ -2,7 +2,7 @@ import { app, type Timer } from '@azure/functions';
 import { backgroundHandler } from '../shared/background/background-handler';
 import { appServices } from '../shared/composition-root';
 import { checkPushReceipts } from '../shared/notifications/check-push-receipts';
-import { appFanoutDeps } from '../shared/notifications/fanout-services';
+import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout-services';
 
 /**
  * Reads Expo's push receipts of tickets sent at least 15 minutes earlier: a `DeviceNotRegistered`
@@ -10,8 +10,13 @@ import { appFanoutDeps } from '../shared/notifications/fanout-services';
  */
 const deps = appFanoutDeps();
 
-export const checkReceipts = backgroundHandler<Timer>('push-receipts-timer', deps, async () => {
-  await checkPushReceipts(deps);
-});
+export const checkReceipts = backgroundHandler<Timer>(
+  'push-receipts-timer',
+  deps,
+  async () => {
+    await checkPushReceipts(deps);
+  },
+  { service: FANOUT_SERVICE_NAME },
+);
 
 app.timer('push-receipts-timer', { schedule: appServices().config.schedules.pushReceipts, handler: checkReceipts });

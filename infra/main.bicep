@@ -76,7 +76,7 @@ param trustProxyHops int = 1
 @description('SMS_MONTHLY_CAP_USD: the SMS spend cap (the spec recommends 30 USD per month).')
 param smsMonthlyCapUsd int = 30
 
-@description('Deploy Azure Communication Services (SMS and e-mail) and hand its connection string to the app through Key Vault.')
+@description('Deploy Azure Communication Services (SMS and e-mail), reached by the app\'s identity (ACS_ENDPOINT, no key), with an Event Grid system topic for its delivery reports.')
 param deployCommunicationServices bool = true
 
 @description('Where Communication Services keeps its data at rest.')
@@ -263,9 +263,12 @@ module communication 'modules/communication.bicep' = if (deployCommunicationServ
   params: {
     name: 'acs-${namePrefix}-${take(token, 6)}'
     emailServiceName: 'ecs-${namePrefix}-${take(token, 6)}'
+    systemTopicName: 'evgt-acs-${namePrefix}-${take(token, 6)}'
     dataLocation: communicationDataLocation
     tags: allTags
-    keyVaultName: keyVault.outputs.name
+    principalId: identity.outputs.principalId
+    storageAccountName: storage.outputs.name
+    deadLetterContainerName: storage.outputs.deadLetterContainerName
   }
 }
 
@@ -315,7 +318,6 @@ module functionApp 'modules/function-app.bicep' = {
     maxReplicas: maxReplicas
     keyVaultUri: keyVault.outputs.uri
     expoAccessTokenConfigured: expoAccessTokenConfigured || !empty(expoAccessToken)
-    communicationConfigured: deployCommunicationServices
     storageAccountName: storage.outputs.name
     settings: {
       APP_ENV: appEnv
@@ -330,6 +332,7 @@ module functionApp 'modules/function-app.bicep' = {
       BOOTSTRAP_ADMIN_SUBJECTS: bootstrapAdminSubjects
       TRUST_PROXY_HOPS: string(trustProxyHops)
       SMS_MONTHLY_CAP_USD: string(smsMonthlyCapUsd)
+      ACS_ENDPOINT: deployCommunicationServices ? communication.outputs.endpoint : ''
       ACS_SMS_FROM: acsSmsFrom
       ACS_EMAIL_SENDER: deployCommunicationServices ? communication.outputs.emailSender : ''
     }
@@ -410,3 +413,10 @@ output AZURE_SQL_DATABASE_NAME string = sql.outputs.databaseName
 output AZURE_LOG_ANALYTICS_WORKSPACE_ID string = monitoring.outputs.workspaceId
 output SERVICE_API_NAME string = functionApp.outputs.appName
 output SERVICE_API_URL string = functionApp.outputs.url
+// The app's ACS_ENDPOINT, for the operator; empty when Communication Services is not deployed.
+output AZURE_COMMUNICATION_ENDPOINT string = deployCommunicationServices ? communication.outputs.endpoint : ''
+// Read by infra/hooks/postprovision.sh (.ps1), which subscribes the app's communication-events
+// function to the system topic (no topic: nothing to subscribe).
+output AZURE_COMMUNICATION_EVENTS_TOPIC string = deployCommunicationServices ? communication.outputs.systemTopicName : ''
+output AZURE_COMMUNICATION_DEADLETTER_STORAGE_ID string = storage.outputs.id
+output AZURE_COMMUNICATION_DEADLETTER_CONTAINER string = storage.outputs.deadLetterContainerName

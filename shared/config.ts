@@ -83,12 +83,14 @@ const envSchema = z.object({
   QUEUE_DEPTH_SCHEDULE: z.preprocess(emptyToUndefined, z.string().default('0 */5 * * * *')),
   SESSION_SWEEP_SCHEDULE: z.preprocess(emptyToUndefined, z.string().default('0 17 * * * *')),
   PUSH_RECEIPTS_SCHEDULE: z.preprocess(emptyToUndefined, z.string().default('0 */15 * * * *')),
+  DELIVERY_SETTLE_SCHEDULE: z.preprocess(emptyToUndefined, z.string().default('0 7-59/15 * * * *')),
   FANOUT_BATCH_SIZE: z.preprocess(emptyToUndefined, z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(5000).default(500)),
   SMS_MONTHLY_CAP_USD: z.preprocess(emptyToUndefined, z.coerce.number({ message: 'must be a number' }).min(0).default(30)),
   SMS_UNIT_COST_USD: z.preprocess(emptyToUndefined, z.coerce.number({ message: 'must be a number' }).min(0).default(0.0075)),
   EXPO_PUSH_URL: z.preprocess(emptyToUndefined, z.url({ message: 'must be an absolute URL' }).default('https://exp.host/--/api/v2/push')),
   EXPO_ACCESS_TOKEN: optionalString,
   ACS_CONNECTION_STRING: optionalString,
+  ACS_ENDPOINT: z.preprocess(emptyToUndefined, z.url({ message: 'must be an absolute URL' }).optional()),
   ACS_SMS_FROM: optionalString,
   ACS_EMAIL_SENDER: optionalString,
 });
@@ -134,6 +136,8 @@ export interface Config {
     sessionSweep: string;
     /** NCRONTAB of the check of Expo push receipts (stale device tokens show up there). */
     pushReceipts: string;
+    /** NCRONTAB of the settling of SMS and e-mail deliveries whose report never came. */
+    deliverySettle: string;
   };
   notifications: {
     /** Recipients per fan-out batch message, so scaled-out instances share a large audience. */
@@ -143,8 +147,11 @@ export interface Config {
     /** Base URL of the Expo push service (`/send`, `/getReceipts` below it). */
     expoPushUrl: string;
     expoAccessToken: string | undefined;
-    /** Azure Communication Services: `endpoint=https://…;accesskey=…` (secret store). */
-    acsConnectionString: string | undefined;
+    /**
+     * How Azure Communication Services is reached: in Azure by `ACS_ENDPOINT` with the app's managed
+     * identity (no key anywhere); locally by an `endpoint=…;accesskey=…` connection string.
+     */
+    acs: AcsAccess | undefined;
     acsSmsFrom: string | undefined;
     acsEmailSender: string | undefined;
     /**
@@ -154,6 +161,11 @@ export interface Config {
     useOutbox: boolean;
   };
 }
+
+/** `config.notifications.acs`: a connection string (development), or the endpoint and the managed identity. */
+export type AcsAccess =
+  | { kind: 'connection-string'; connectionString: string; endpoint: string }
+  | { kind: 'identity'; endpoint: string; clientId: string | undefined };
 
 /** Thrown for bad configuration: a bug of the deployment, not of a request. */
 export class ConfigError extends Error {
@@ -201,14 +213,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       problems.push('AzureWebJobsStorage: development storage is not allowed in production');
     }
     if (e.LOG_PRETTY) problems.push('LOG_PRETTY: pretty logs are for development only');
-    if (!e.ACS_CONNECTION_STRING) {
-      problems.push('ACS_CONNECTION_STRING: required in production (Azure Communication Services, for SMS and e-mail)');
+    if (!e.ACS_ENDPOINT && !e.ACS_CONNECTION_STRING) {
+      problems.push('ACS_ENDPOINT: required in production (Azure Communication Services, for SMS and e-mail, reached with the managed identity)');
     }
+    if (e.ACS_ENDPOINT && !e.ACS_ENDPOINT.startsWith('https://')) problems.push('ACS_ENDPOINT: must be an https:// URL in production');
     if (!e.ACS_SMS_FROM) problems.push('ACS_SMS_FROM: required in production (the sending phone number)');
     if (!e.ACS_EMAIL_SENDER) problems.push('ACS_EMAIL_SENDER: required in production (the sending e-mail address)');
   } else if (e.IDP_JWKS_URI && (!e.IDP_ISSUER || !e.IDP_AUDIENCE)) {
     problems.push('IDP_ISSUER and IDP_AUDIENCE: required whenever IDP_JWKS_URI is set');
   }
+  const acs = acsAccessOf(e, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const storageConnectionString =
@@ -251,6 +265,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       queueDepth: e.QUEUE_DEPTH_SCHEDULE,
       sessionSweep: e.SESSION_SWEEP_SCHEDULE,
       pushReceipts: e.PUSH_RECEIPTS_SCHEDULE,
+      deliverySettle: e.DELIVERY_SETTLE_SCHEDULE,
     },
     notifications: {
       batchSize: e.FANOUT_BATCH_SIZE,
@@ -258,10 +273,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       smsUnitCostUsd: e.SMS_UNIT_COST_USD,
       expoPushUrl: e.EXPO_PUSH_URL.replace(/\/+$/, ''),
       expoAccessToken: e.EXPO_ACCESS_TOKEN,
-      acsConnectionString: e.ACS_CONNECTION_STRING,
+      acs,
       acsSmsFrom: e.ACS_SMS_FROM,
       acsEmailSender: e.ACS_EMAIL_SENDER,
-      useOutbox: !production && !e.ACS_CONNECTION_STRING,
+      useOutbox: !production && acs === undefined,
     },
   };
 }
@@ -273,4 +288,32 @@ function queueStorageOf(e: z.infer<typeof envSchema>, connectionString: string |
     (e.AzureWebJobsStorage__accountName ? `https://${e.AzureWebJobsStorage__accountName}.queue.core.windows.net` : undefined);
   if (!queueServiceUri) return undefined;
   return { kind: 'identity', queueServiceUri, clientId: e.AzureWebJobsStorage__clientId ?? e.AZURE_CLIENT_ID };
+}
+
+/**
+ * ACS access from `ACS_ENDPOINT` (managed identity; wins when both are set) or
+ * `ACS_CONNECTION_STRING`. A malformed connection string is a problem named here, never quoted:
+ * it holds the access key.
+ */
+function acsAccessOf(e: z.infer<typeof envSchema>, problems: string[]): AcsAccess | undefined {
+  if (e.ACS_ENDPOINT) {
+    return { kind: 'identity', endpoint: e.ACS_ENDPOINT.replace(/\/+$/, ''), clientId: e.AZURE_CLIENT_ID };
+  }
+  if (!e.ACS_CONNECTION_STRING) return undefined;
+  const parts = new Map<string, string>();
+  for (const segment of e.ACS_CONNECTION_STRING.split(';')) {
+    const separator = segment.indexOf('=');
+    if (separator > 0) parts.set(segment.slice(0, separator).trim().toLowerCase(), segment.slice(separator + 1).trim());
+  }
+  const endpoint = parts.get('endpoint');
+  const accessKey = parts.get('accesskey');
+  if (!endpoint || !accessKey || !URL.canParse(endpoint) || !/^[A-Za-z0-9+/]+={0,2}$/.test(accessKey)) {
+    problems.push('ACS_CONNECTION_STRING: must look like endpoint=https://…;accesskey=<base64>');
+    return undefined;
+  }
+  if (e.APP_ENV === 'production' && !endpoint.startsWith('https://')) {
+    problems.push('ACS_CONNECTION_STRING: the endpoint must be an https:// URL in production');
+    return undefined;
+  }
+  return { kind: 'connection-string', connectionString: e.ACS_CONNECTION_STRING, endpoint: endpoint.replace(/\/+$/, '') };
 }

@@ -19,7 +19,6 @@ param maxReplicas int
 param keyVaultUri string
 param storageAccountName string
 param expoAccessTokenConfigured bool
-param communicationConfigured bool
 @description('Plain (non-secret) app settings: name → value.')
 param settings object
 
@@ -29,6 +28,7 @@ var placeholderImage = 'mcr.microsoft.com/azure-functions/dotnet8-quickstart-dem
 var usesAppImage = !empty(imageName)
 
 // Key Vault references: container-app secret name, Key Vault secret name, app setting.
+// Communication Services has none: the app reaches it by identity (ACS_ENDPOINT, a plain setting).
 var secretReferences = concat(
   [
     {
@@ -40,14 +40,6 @@ var secretReferences = concat(
       setting: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
     }
   ],
-  communicationConfigured
-    ? [
-        {
-          name: 'acs-connection-string'
-          setting: 'ACS_CONNECTION_STRING'
-        }
-      ]
-    : [],
   expoAccessTokenConfigured
     ? [
         {
@@ -59,12 +51,23 @@ var secretReferences = concat(
 )
 
 // Host settings: the Functions runtime, identity-based host storage, the identity the SDKs use.
+// Host keys (among them the Event Grid system key `eventgrid_extension` that the Communication
+// Services event subscription calls the app with) live in the host storage account (`blob`, in
+// container azure-webjobs-secrets), reached by identity: every replica and every revision sees the
+// same keys, and the host creates a missing key itself. Not `files`: a container's file system is
+// per replica and lost on restart, so each replica would invent its own keys (Microsoft's Functions
+// on Container Apps docs warn against it). Not `containerapp`: that store never creates keys, each
+// one would have to be generated and provisioned as a secret by hand.
+// The host id is pinned because host keys and timer/singleton leases are kept per host id; outside
+// App Service the host would otherwise derive it from the replica's machine name. It must be at
+// most 32 lowercase letters, digits and dashes: ca-cp-<env>-api is (environmentName has at most 20).
 var hostSettings = {
   FUNCTIONS_WORKER_RUNTIME: 'node'
   AzureWebJobsStorage__accountName: storageAccountName
   AzureWebJobsStorage__credential: 'managedidentity'
   AzureWebJobsStorage__clientId: identityClientId
-  AzureWebJobsSecretStorageType: 'files'
+  AzureWebJobsSecretStorageType: 'blob'
+  AzureFunctionsWebHost__hostid: take(toLower(appName), 32)
   AZURE_CLIENT_ID: identityClientId
 }
 

@@ -1,6 +1,6 @@
 // Key Vault (RBAC) holding the app's secrets: the child-secret pepper, the telemetry connection
-// string, the Communication Services connection string (written by communication.bicep) and the
-// optional Expo access token. The app reads them as Key Vault references with its identity.
+// string and the optional Expo access token. The app reads them as Key Vault references with its
+// identity. Communication Services has no secret here: the app reaches it by identity.
 param name string
 param location string
 param tags object

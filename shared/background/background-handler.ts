@@ -21,15 +21,18 @@ export interface BackgroundDeps {
  * does what it does with failures: a queue message is retried and finally poisoned, a timer runs
  * again on its next occurrence.
  * @param functionName the registered function name, on the error line.
+ * @param options.service the `service` of every line of the invocation (default: each logger's own).
  */
 export function backgroundHandler<TTrigger>(
   functionName: string,
   deps: BackgroundDeps,
   work: (trigger: TTrigger, context: InvocationContext) => Promise<void>,
+  options: { service?: string } = {},
 ): (trigger: TTrigger, context: InvocationContext) => Promise<void> {
   return (trigger, context) => {
     const traceId = resolveTraceId(null, context.traceContext?.traceParent);
-    return runWithLogContext({ traceId, userId: null }, () => runWithTimeBudget(BACKGROUND_BUDGET_MS, async () => {
+    const logContext = { traceId, userId: null, ...(options.service ? { service: options.service } : {}) };
+    return runWithLogContext(logContext, () => runWithTimeBudget(BACKGROUND_BUDGET_MS, async () => {
       try {
         await work(trigger, context);
       } catch (error) {

@@ -13,6 +13,12 @@ export interface LogContext {
   /** The HTTP request's id and endpoint (method and route template), on every line written while serving it. */
   requestId?: string;
   endpoint?: string;
+  /**
+   * The `service` of every line of this chain, whichever logger writes it: the fan-out's queue and
+   * report functions run as `notifications` (contract section 3), database and telemetry lines
+   * included, though those share the process's `api` logger.
+   */
+  service?: string;
 }
 
 const storage = new AsyncLocalStorage<LogContext>();

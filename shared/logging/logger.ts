@@ -55,7 +55,8 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       level: options.level,
       messageKey: 'message',
       errorKey: 'error',
-      base: { service: options.service },
+      // `service` comes from the mixin, so a request chain can name its own without a second key.
+      base: null,
       timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
       formatters: {
         // The contract allows four level words; pino's extra levels fold into their neighbours.
@@ -64,6 +65,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       mixin: () => {
         const context = currentLogContext();
         return {
+          service: context.service ?? options.service,
           traceId: context.traceId,
           userId: context.userId,
           ...(context.requestId === undefined ? {} : { requestId: context.requestId }),

@@ -1,12 +1,13 @@
 import type { DeliveryContext } from './delivery-context';
 import { reportRetry } from './delivery-report';
 import { markEmailHardBounce } from './email-hard-bounces';
+import { emailOperationId } from './email-operation-id';
 import type { Recipient } from './recipients';
-import { sendWithRetries } from './retry-transient';
 
 /**
- * One recipient's e-mail, its ledger row held by the caller: send with retries; a hard bounce
- * marks the address so it is never tried again.
+ * One recipient's e-mail, its ledger row held by the caller: send (the provider retries transient
+ * failures with the same repeatable request) and record `accepted` at once; the delivery report
+ * settles it later. A hard bounce marks the address so it is never tried again.
  */
 export async function deliverEmail(ctx: DeliveryContext, recipient: Recipient): Promise<void> {
   const email = recipient.email;
@@ -14,19 +15,17 @@ export async function deliverEmail(ctx: DeliveryContext, recipient: Recipient): 
   const key = ctx.key(recipient.userId, 'email');
   const facts = { announcementId: ctx.announcement.id, recipientUserId: recipient.userId, channel: 'email' as const };
   const { title, body } = ctx.announcement;
-  const message = { to: email, subject: title, text: body, announcementId: ctx.announcement.id };
-  const { outcome, tries } = await sendWithRetries(() => ctx.deps.providers.email.send(message), {
-    policy: ctx.deps.retry,
-    sleep: ctx.deps.sleep,
-    onRetry: (failed, failedTries, delayMs) => reportRetry(ctx.deps, facts, failed, failedTries, delayMs),
-  });
-  const now = ctx.now().toISOString();
+  const message = { to: email, subject: title, text: body, announcementId: ctx.announcement.id, operationId: emailOperationId(key) };
+  const observer = { tries: 0, onRetry: (code: string, failedTries: number) => reportRetry(ctx.deps, facts, code, failedTries) };
+  const outcome = await ctx.deps.providers.email.send(message, observer);
+  const tries = Math.max(1, observer.tries);
   switch (outcome.result) {
+    case 'accepted':
     case 'success':
-      await ctx.finish(key, { result: 'success', providerMessageId: outcome.providerMessageId }, facts, tries);
+      await ctx.finish(key, { result: outcome.result, providerMessageId: outcome.providerMessageId }, facts, tries);
       return;
     case 'hard_bounce':
-      await markEmailHardBounce(ctx.db, email, outcome.code, now);
+      await markEmailHardBounce(ctx.db, email, outcome.code, ctx.now().toISOString());
       await ctx.finish(key, { result: 'hard_bounce', providerCode: outcome.code }, facts, tries);
       return;
     case 'provider_error':

@@ -59,7 +59,7 @@ async function sendChunk(ctx: DeliveryContext, chunk: readonly Device[], outcome
       else outcomes.set(device, { outcome, tries });
     });
     if (retry.length === 0 || delayMs === undefined || !firstTransient) return;
-    reportRetry(ctx.deps, { announcementId, channel: 'push' }, firstTransient, tries, delayMs);
+    reportRetry(ctx.deps, { announcementId, channel: 'push' }, 'code' in firstTransient ? firstTransient.code : 'unknown', tries, delayMs);
     await ctx.deps.sleep(delayMs);
     pending = retry;
   }

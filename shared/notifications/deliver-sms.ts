@@ -1,33 +1,43 @@
-import { finishDelivery } from './delivery-ledger';
+import { finishDelivery, type DeliveryKey } from './delivery-ledger';
 import type { DeliveryContext } from './delivery-context';
 import { reportBudgetExceeded, reportOptedOut, reportRetry } from './delivery-report';
 import type { Recipient } from './recipients';
-import { sendWithRetries } from './retry-transient';
-import { recordProviderSmsOptOut, smsOptOutOf } from './sms-opt-outs';
+import { smsOptOutOf } from './sms-opt-outs';
+import { fitSmsText, smsSegments } from './sms-segments';
 import { refundSms, reserveSms } from './sms-spend-guard';
 
 /**
- * One SMS carries the title and the start of the body, at most one 160-character segment: the unit
- * the spend guard's `SMS_UNIT_COST_USD` prices.
+ * One SMS carries the title and as much of the body as fits in three segments of its encoding
+ * (GSM-7: 459 characters; UCS-2: 201): long enough for a real announcement, short enough that one
+ * message never costs more than three units. The spend guard prices the segments it really takes.
  */
-export const SMS_MAX_LENGTH = 160;
-
-/**
- * The provider's error code for a number that replied STOP (the SMS adapters answer it as a
- * permanent `provider_error` with this code): recorded as the provider's opt-out.
- */
-export const SMS_OPTED_OUT_CODE = 'opted_out';
+export const SMS_MAX_SEGMENTS = 3;
 
 /** The text of an announcement's SMS. */
 export function smsText(title: string, body: string): string {
-  const text = `${title}\n${body}`.trim();
-  return text.length <= SMS_MAX_LENGTH ? text : `${text.slice(0, SMS_MAX_LENGTH - 1)}…`;
+  return fitSmsText(`${title}\n${body}`.trim(), SMS_MAX_SEGMENTS);
+}
+
+/**
+ * The SMS `tag` that names a ledger row: ACS echoes it in the delivery report. Ids only, no personal
+ * data; `/` never occurs in an id.
+ */
+export function smsReportTag(key: Pick<DeliveryKey, 'announcementId' | 'userId'>): string {
+  return `${key.announcementId}/${key.userId}`;
+}
+
+/** The ledger key a delivery report's tag names, or undefined for a tag that is not ours. */
+export function keyOfSmsReportTag(tag: unknown): DeliveryKey | undefined {
+  if (typeof tag !== 'string') return undefined;
+  const match = /^([A-Za-z0-9_-]{1,64})\/([A-Za-z0-9_-]{1,64})$/.exec(tag);
+  return match ? { announcementId: match[1] as string, userId: match[2] as string, channel: 'sms' } : undefined;
 }
 
 /**
  * One recipient's SMS, its ledger row held by the caller: check the opt-outs (the user's and the
- * provider's STOP list), reserve the spend, send with retries; a message the provider did not
- * accept gives its reservation back.
+ * provider's STOP list), reserve the spend of its segments, send (the provider retries transient
+ * failures with the same repeatable request); a message the provider did not accept gives its
+ * reservation back. An accepted message stays `accepted` until its delivery report.
  */
 export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Promise<void> {
   const phone = recipient.phone;
@@ -43,13 +53,18 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
     return;
   }
 
-  const reservation = await reserveSms(ctx.db, ctx.deps.sms, ctx.now());
+  const text = smsText(ctx.announcement.title, ctx.announcement.body);
+  const { segments } = smsSegments(text);
+  const reservation = await reserveSms(ctx.db, ctx.deps.sms, ctx.now(), segments);
   if (reservation.ok && reservation.warning) {
     ctx.deps.logger.warn({ month: reservation.month, ...reservation.warning, share: 0.8 }, 'sms spend reached 80% of the monthly cap');
   }
   if (!reservation.ok) {
     if (reservation.capReached) {
-      ctx.deps.logger.warn({ month: reservation.month, ...reservation.capReached }, 'sms monthly spend cap reached; no more sms this month');
+      ctx.deps.logger.warn(
+        { month: reservation.month, ...reservation.capReached, segments },
+        'sms monthly spend cap reached; messages that would cross it are not sent',
+      );
     }
     await finishDelivery(ctx.db, key, { result: 'budget_exceeded' }, ctx.now().toISOString());
     ctx.settled(key, 'budget_exceeded');
@@ -57,28 +72,18 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
     return;
   }
 
-  const message = { to: phone, text: smsText(ctx.announcement.title, ctx.announcement.body), announcementId: ctx.announcement.id };
-  const { outcome, tries } = await sendWithRetries(() => ctx.deps.providers.sms.send(message), {
-    policy: ctx.deps.retry,
-    sleep: ctx.deps.sleep,
-    onRetry: (failed, failedTries, delayMs) => reportRetry(ctx.deps, facts, failed, failedTries, delayMs),
-  });
-  if (outcome.result !== 'success') await refundSms(ctx.db, ctx.deps.sms, reservation.month, ctx.now());
-  const now = ctx.now().toISOString();
+  const observer = { tries: 0, onRetry: (code: string, failedTries: number) => reportRetry(ctx.deps, facts, code, failedTries) };
+  const outcome = await ctx.deps.providers.sms.send({ to: phone, text, announcementId: ctx.announcement.id, tag: smsReportTag(key) }, observer);
+  const tries = Math.max(1, observer.tries);
+  if (outcome.result !== 'accepted' && outcome.result !== 'success') await refundSms(ctx.db, reservation, ctx.now());
   switch (outcome.result) {
+    case 'accepted':
     case 'success':
-      await ctx.finish(key, { result: 'success', providerMessageId: outcome.providerMessageId }, facts, tries);
+      await ctx.finish(key, { result: outcome.result, providerMessageId: outcome.providerMessageId }, facts, tries);
       return;
     case 'provider_error':
       if (outcome.transient) {
         await ctx.postpone(key, outcome.code, facts, tries);
-        return;
-      }
-      if (outcome.code === SMS_OPTED_OUT_CODE) {
-        await recordProviderSmsOptOut(ctx.db, phone, now);
-        await finishDelivery(ctx.db, key, { result: 'opted_out', providerCode: 'provider_stop' }, now);
-        ctx.settled(key, 'opted_out');
-        reportOptedOut(ctx.deps, facts, 'provider_stop');
         return;
       }
       await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);

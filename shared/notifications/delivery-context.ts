@@ -1,7 +1,8 @@
 import type { ConcurrencyLimit } from '../concurrency/concurrency-limit';
 import type { Database } from '../db/database';
 import { claimDeliveries, finishDelivery, releaseDelivery, type DeliveryKey, type DeliveryResult } from './delivery-ledger';
-import { reportAttempt, type DeliveryFacts } from './delivery-report';
+import { reportAttempt, type AttemptResult, type DeliveryFacts } from './delivery-report';
+import { emailOperationId } from './email-operation-id';
 import { DELIVERY_LEASE_MS, type FanoutDeps } from './fanout-deps';
 import type { Channel } from './providers/delivery';
 
@@ -46,7 +47,10 @@ export class DeliveryContext {
    */
   async claimAll(keys: readonly DeliveryKey[]): Promise<DeliveryKey[]> {
     const now = this.now();
-    const claims = await claimDeliveries(this.db, keys, now.toISOString(), new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString());
+    // An e-mail's operation id is written with the claim, so its delivery report finds the row even
+    // when it overtakes the send's answer.
+    const planned = keys.map((key) => (key.channel === 'email' ? { ...key, plannedMessageId: emailOperationId(key) } : key));
+    const claims = await claimDeliveries(this.db, planned, now.toISOString(), new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString());
     const held: DeliveryKey[] = [];
     keys.forEach((key, index) => {
       const claim = claims[index];
@@ -61,12 +65,13 @@ export class DeliveryContext {
   }
 
   /**
-   * A provider answered for good: the ledger row gets its final result, the tally counts it, and
-   * the attempt is logged (with its `notification.delivery` event unless `event: false`).
+   * A provider answered: the ledger row gets the result (final, or `accepted` until the provider's
+   * report), the tally counts it, and the attempt is logged (with its `notification.delivery`
+   * event unless `event: false`).
    */
   async finish(
     key: DeliveryKey,
-    outcome: { result: Exclude<DeliveryResult, 'opted_out' | 'budget_exceeded'>; providerCode?: string; providerMessageId?: string | undefined },
+    outcome: { result: AttemptResult; providerCode?: string; providerMessageId?: string | undefined },
     facts: DeliveryFacts,
     tries: number,
     options: { event?: boolean } = {},

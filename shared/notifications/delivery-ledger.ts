@@ -1,4 +1,5 @@
 import type { Database, SqlExecutor } from '../db/database';
+import { limitClause } from '../db/dialect';
 import { UniqueViolationError } from '../db/database-errors';
 import type { Channel } from './providers/delivery';
 
@@ -14,9 +15,29 @@ import type { Channel } from './providers/delivery';
  * a message but before its row was finished sends that one message again on redelivery.
  */
 
-/** Final results: the `notification.delivery` results of contract section 8. */
-export const DELIVERY_RESULTS = ['success', 'provider_error', 'hard_bounce', 'stale_token', 'opted_out', 'budget_exceeded'] as const;
+/**
+ * The `notification.delivery` results (contract section 8, and the report results of issue 9):
+ * - `accepted`: SMS or e-mail handed to the provider; its delivery report is still to come. Not
+ *   final: the report (or, without one, the settle timer) replaces it.
+ * - `delivered` / `failed`: what the provider's delivery report (or e-mail operation) said.
+ * - `success`: push accepted by Expo; or an SMS or e-mail the provider accepted but never reported on.
+ * - `provider_error`: refused at the send; `hard_bounce`, `stale_token`, `opted_out`, `budget_exceeded`.
+ */
+export const DELIVERY_RESULTS = [
+  'accepted',
+  'success',
+  'delivered',
+  'failed',
+  'provider_error',
+  'hard_bounce',
+  'stale_token',
+  'opted_out',
+  'budget_exceeded',
+] as const;
 export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
+
+/** The results a delivery report or the settle timer may write over `accepted` (or a still `pending` row). */
+export type ReportedResult = 'delivered' | 'failed' | 'hard_bounce' | 'success';
 
 export interface DeliveryKey {
   announcementId: string;
@@ -40,16 +61,25 @@ const KEY = 'announcementId = @announcementId AND userId = @userId AND channel =
 
 /**
  * Claims the row of `key` for sending until `leaseUntil`.
- * @returns `claimed`: send it; `done`: it has a final result, skip it; `busy`: another invocation holds it.
+ * @param plannedMessageId the provider id the send will use when the sender chooses it (an e-mail's
+ *   operation id): written with the row, so a delivery report that overtakes the send's answer
+ *   still finds its row.
+ * @returns `claimed`: send it; `done`: it has a result, skip it; `busy`: another invocation holds it.
  */
-export async function claimDelivery(db: SqlExecutor, key: DeliveryKey, now: string, leaseUntil: string): Promise<Claim> {
+export async function claimDelivery(
+  db: SqlExecutor,
+  key: DeliveryKey,
+  now: string,
+  leaseUntil: string,
+  plannedMessageId?: string,
+): Promise<Claim> {
   const { announcementId, userId, channel } = key;
   try {
     await db.execute(
       `INSERT INTO NotificationDeliveries
          (announcementId, userId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, createdAt, updatedAt)
-       VALUES (@announcementId, @userId, @channel, 'pending', 1, NULL, NULL, @leaseUntil, @now, @now)`,
-      { announcementId, userId, channel, leaseUntil, now },
+       VALUES (@announcementId, @userId, @channel, 'pending', 1, NULL, @plannedMessageId, @leaseUntil, @now, @now)`,
+      { announcementId, userId, channel, leaseUntil, now, plannedMessageId: plannedMessageId ?? null },
     );
     return 'claimed';
   } catch (error) {
@@ -75,17 +105,25 @@ export async function claimDelivery(db: SqlExecutor, key: DeliveryKey, now: stri
  * recipients' rows before it starts sending.
  * @returns the claim of each key, in order.
  */
-export async function claimDeliveries(db: Database, keys: readonly DeliveryKey[], now: string, leaseUntil: string): Promise<Claim[]> {
+export async function claimDeliveries(
+  db: Database,
+  keys: readonly (DeliveryKey & { plannedMessageId?: string })[],
+  now: string,
+  leaseUntil: string,
+): Promise<Claim[]> {
   if (keys.length === 0) return [];
   return db.transaction(async (tx) => {
     const claims: Claim[] = [];
     // A unique violation ends only its statement, not the transaction (SQLite, and SQL Server without XACT_ABORT).
-    for (const key of keys) claims.push(await claimDelivery(tx, key, now, leaseUntil));
+    for (const key of keys) claims.push(await claimDelivery(tx, key, now, leaseUntil, key.plannedMessageId));
     return claims;
   });
 }
 
-/** Records the final result of a claimed row (and ends its lease). */
+/**
+ * Records the result of a claimed row (and ends its lease). Only a `pending` row changes: a
+ * delivery report that overtook the send's own answer has already written the later truth.
+ */
 export async function finishDelivery(
   db: SqlExecutor,
   key: DeliveryKey,
@@ -94,8 +132,9 @@ export async function finishDelivery(
 ): Promise<void> {
   await db.execute(
     `UPDATE NotificationDeliveries
-     SET result = @result, providerCode = @providerCode, providerMessageId = @providerMessageId, claimedUntil = NULL, updatedAt = @now
-     WHERE ${KEY}`,
+     SET result = @result, providerCode = @providerCode, providerMessageId = COALESCE(@providerMessageId, providerMessageId),
+         claimedUntil = NULL, updatedAt = @now
+     WHERE ${KEY} AND result = 'pending'`,
     {
       ...key,
       result: outcome.result,
@@ -126,4 +165,64 @@ export async function deliveriesOf(db: SqlExecutor, announcementId: string): Pro
     { announcementId },
   );
   return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
+}
+
+/** How a delivery report names its row: the ledger key (an SMS's tag) or the provider's id of the message. */
+export type ReportedDelivery = { key: DeliveryKey } | { channel: Channel; providerMessageId: string };
+
+/**
+ * Writes a provider's report over a row still `accepted` (or `pending`, when the report overtook
+ * the send's answer). A row with another result keeps it: a duplicate or late report changes
+ * nothing twice.
+ * @returns the key of the row changed, or undefined when no row took the report.
+ */
+export async function settleReportedDelivery(
+  db: SqlExecutor,
+  target: ReportedDelivery,
+  outcome: { result: ReportedResult; providerCode?: string | undefined; providerMessageId?: string | undefined },
+  now: string,
+): Promise<DeliveryKey | undefined> {
+  const [row] =
+    'key' in target
+      ? await db.query<DeliveryKey & { result: string }>(
+          `SELECT announcementId, userId, channel, result FROM NotificationDeliveries WHERE ${KEY}`,
+          { ...target.key },
+        )
+      : await db.query<DeliveryKey & { result: string }>(
+          `SELECT announcementId, userId, channel, result FROM NotificationDeliveries
+           WHERE channel = @channel AND providerMessageId = @providerMessageId`,
+          { channel: target.channel, providerMessageId: target.providerMessageId.slice(0, 128) },
+        );
+  if (!row || (row.result !== 'accepted' && row.result !== 'pending')) return undefined;
+  const key: DeliveryKey = { announcementId: row.announcementId, userId: row.userId, channel: row.channel };
+  const changed = await db.execute(
+    `UPDATE NotificationDeliveries
+     SET result = @result, providerCode = @providerCode, providerMessageId = COALESCE(providerMessageId, @providerMessageId),
+         claimedUntil = NULL, updatedAt = @now
+     WHERE ${KEY} AND result IN ('accepted', 'pending')`,
+    {
+      ...key,
+      result: outcome.result,
+      providerCode: outcome.providerCode?.slice(0, 64) ?? null,
+      providerMessageId: outcome.providerMessageId?.slice(0, 128) ?? null,
+      now,
+    },
+  );
+  return changed === 1 ? key : undefined;
+}
+
+/** An `accepted` row waiting for its report. */
+export interface AcceptedDelivery extends DeliveryKey {
+  providerMessageId: string | null;
+  updatedAt: string;
+}
+
+/** `accepted` rows of `channel` last changed at or before `before`, oldest first (the settle timer). */
+export async function acceptedBefore(db: Pick<Database, 'query' | 'dialect'>, channel: Channel, before: string, limit: number): Promise<AcceptedDelivery[]> {
+  return db.query<AcceptedDelivery>(
+    `SELECT announcementId, userId, channel, providerMessageId, updatedAt FROM NotificationDeliveries
+     WHERE result = 'accepted' AND updatedAt <= @before AND channel = @channel
+     ORDER BY updatedAt, announcementId, userId ${limitClause(db.dialect, '@limit')}`,
+    { channel, before, limit },
+  );
 }

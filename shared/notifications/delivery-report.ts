@@ -20,6 +20,9 @@ export interface DeliveryFacts {
 
 export type ReportDeps = Pick<FanoutDeps, 'logger' | 'telemetry'>;
 
+/** What a send attempt can end in (opt-outs and the spend cap are decided before any send). */
+export type AttemptResult = Exclude<DeliveryResult, 'opted_out' | 'budget_exceeded' | 'delivered' | 'failed'>;
+
 /**
  * A provider attempt's final result for one recipient on one channel.
  * @param options.event false for push, whose events count devices (`reportPushMessage`), not recipients.
@@ -27,12 +30,13 @@ export type ReportDeps = Pick<FanoutDeps, 'logger' | 'telemetry'>;
 export function reportAttempt(
   deps: ReportDeps,
   facts: DeliveryFacts,
-  attempt: { result: Exclude<DeliveryResult, 'opted_out' | 'budget_exceeded'>; providerCode?: string; tries: number; transient?: boolean },
+  attempt: { result: AttemptResult; providerCode?: string; tries: number; transient?: boolean },
   options: { event?: boolean } = {},
 ): void {
   const fields = { ...facts, result: attempt.result, tries: attempt.tries, ...(attempt.providerCode ? { providerCode: attempt.providerCode } : {}) };
   switch (attempt.result) {
     case 'success':
+    case 'accepted':
       deps.logger.info(fields, 'delivery attempt');
       break;
     case 'hard_bounce':
@@ -66,18 +70,18 @@ export function reportPushMessage(deps: ReportDeps, outcome: DeliveryOutcome): v
   deps.telemetry.trackEvent('notification.delivery', { channel: 'push', result: outcome.result });
 }
 
-/** A transient provider error that will be tried again after `delayMs`. */
+/**
+ * A transient provider error that will be tried again (after `delayMs`, when the caller decides
+ * the wait; the ACS SDKs decide their own).
+ */
 export function reportRetry(
   deps: ReportDeps,
   facts: Omit<DeliveryFacts, 'recipientUserId'> & { recipientUserId?: string },
-  outcome: DeliveryOutcome,
+  providerCode: string,
   failedTries: number,
-  delayMs: number,
+  delayMs?: number,
 ): void {
-  deps.logger.warn(
-    { ...facts, providerCode: 'code' in outcome ? outcome.code : 'unknown', failedTries, delayMs },
-    'delivery attempt failed; retrying',
-  );
+  deps.logger.warn({ ...facts, providerCode, failedTries, ...(delayMs === undefined ? {} : { delayMs }) }, 'delivery attempt failed; retrying');
 }
 
 /** An SMS that was not sent because the recipient opted out (spec 6: "SMS opt-out evaluated and suppressed"). */

@@ -5,6 +5,8 @@ import { updatePreferences } from './notification-preferences';
 import { clearProviderSmsOptOut, recordProviderSmsOptOut, smsOptOutOf } from './sms-opt-outs';
 
 const NOW = '2031-05-10T08:00:00.000Z';
+const LATER = '2031-05-10T09:00:00.000Z';
+const LATEST = '2031-05-10T10:00:00.000Z';
 const PHONE = '+15550109876';
 
 let db: Database;
@@ -40,7 +42,19 @@ describe('SMS opt-outs', () => {
     expect(await smsOptOutOf(db, first.id, PHONE)).toBe('provider_stop');
     expect(await smsOptOutOf(db, second.id, PHONE)).toBe('provider_stop');
     expect(await smsOptOutOf(db, other.id, '+15550100000')).toBeUndefined();
-    await clearProviderSmsOptOut(db, PHONE);
+    await clearProviderSmsOptOut(db, PHONE, LATER);
     expect(await smsOptOutOf(db, first.id, PHONE)).toBeUndefined();
+  });
+
+  it('keep the later keyword in force whatever order the reports arrive in, and apply each once', async () => {
+    const user = await addAdult(db, { phone: PHONE });
+    // START (sent later) arrives before the STOP it answers: the number stays opted in.
+    await clearProviderSmsOptOut(db, PHONE, LATER);
+    await recordProviderSmsOptOut(db, PHONE, NOW);
+    expect(await smsOptOutOf(db, user.id, PHONE)).toBeUndefined();
+    // A newer STOP wins; a replay of the older START changes nothing.
+    await recordProviderSmsOptOut(db, PHONE, LATEST);
+    await clearProviderSmsOptOut(db, PHONE, LATER);
+    expect(await smsOptOutOf(db, user.id, PHONE)).toBe('provider_stop');
   });
 });

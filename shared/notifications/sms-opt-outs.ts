@@ -5,26 +5,45 @@ import { readPreferences } from './notification-preferences';
 
 /**
  * SMS opt-outs (contract section 10): the user's own choice (`sms: false` in their preferences)
- * and the provider's STOP report (the number in `SmsOptOuts`). Both are checked right before every
- * SMS, so a change made while a fan-out runs still applies to the messages not yet sent. Numbers
- * are keyed in E.164 (`canonicalPhone`), as Users holds them, so matching is exact on every engine.
+ * and the number's own reply to the provider (STOP, and START to take it back), reported by the
+ * provider. Both are checked right before every SMS, so a change made while a fan-out runs still
+ * applies to the messages not yet sent. Numbers are keyed in E.164 (`canonicalPhone`), as Users
+ * holds them, so matching is exact on every engine.
+ *
+ * A number's row keeps the instant of its last STOP and of its last START; the later one is in
+ * force. Each keyword only ever moves its own instant forward, in one conditional statement, so
+ * reports applied twice or out of order (Event Grid promises neither once nor in order) end in the
+ * same state.
  */
 
-/** Records that the SMS provider reported `phone` as opted out (a STOP reply). Idempotent. */
-export async function recordProviderSmsOptOut(db: SqlExecutor, phone: string, now: string): Promise<void> {
-  const canonical = canonicalPhone(phone);
-  if (canonical === undefined) return;
-  try {
-    await db.execute('INSERT INTO SmsOptOuts (phone, optedOutAt) VALUES (@phone, @now)', { phone: canonical, now });
-  } catch (error) {
-    if (!(error instanceof UniqueViolationError)) throw error;
-  }
+/** Records a STOP the number sent at `at` (ISO 8601). Idempotent; an older STOP than the known one changes nothing. */
+export async function recordProviderSmsOptOut(db: SqlExecutor, phone: string, at: string): Promise<void> {
+  await recordKeyword(db, phone, 'optedOutAt', at);
 }
 
-/** Forgets a provider opt-out (the recipient texted START, as the provider reports it). */
-export async function clearProviderSmsOptOut(db: SqlExecutor, phone: string): Promise<void> {
+/** Records a START the number sent at `at`: a STOP from before it no longer applies. */
+export async function clearProviderSmsOptOut(db: SqlExecutor, phone: string, at: string): Promise<void> {
+  await recordKeyword(db, phone, 'optedInAt', at);
+}
+
+async function recordKeyword(db: SqlExecutor, phone: string, column: 'optedOutAt' | 'optedInAt', at: string): Promise<void> {
   const canonical = canonicalPhone(phone);
-  if (canonical !== undefined) await db.execute('DELETE FROM SmsOptOuts WHERE phone = @phone', { phone: canonical });
+  if (canonical === undefined) return;
+  const moved = await db.execute(`UPDATE SmsOptOuts SET ${column} = @at WHERE phone = @phone AND (${column} IS NULL OR ${column} < @at)`, {
+    phone: canonical,
+    at,
+  });
+  if (moved === 1) return;
+  try {
+    await db.execute(`INSERT INTO SmsOptOuts (phone, ${column}) VALUES (@phone, @at)`, { phone: canonical, at });
+  } catch (error) {
+    // The row exists (with a later or equal instant, or just created by a concurrent report): nothing to move.
+    if (!(error instanceof UniqueViolationError)) throw error;
+    await db.execute(`UPDATE SmsOptOuts SET ${column} = @at WHERE phone = @phone AND (${column} IS NULL OR ${column} < @at)`, {
+      phone: canonical,
+      at,
+    });
+  }
 }
 
 /** Why an SMS to this recipient must not go out, if it must not. */
@@ -35,6 +54,10 @@ export async function smsOptOutOf(db: SqlExecutor, userId: string, phone: string
   if (!(await readPreferences(db, userId)).sms) return 'user_choice';
   const canonical = canonicalPhone(phone);
   if (canonical === undefined) return undefined;
-  const [row] = await db.query<{ phone: string }>('SELECT phone FROM SmsOptOuts WHERE phone = @phone', { phone: canonical });
+  const [row] = await db.query<{ phone: string }>(
+    `SELECT phone FROM SmsOptOuts
+     WHERE phone = @phone AND optedOutAt IS NOT NULL AND (optedInAt IS NULL OR optedInAt < optedOutAt)`,
+    { phone: canonical },
+  );
   return row ? 'provider_stop' : undefined;
 }

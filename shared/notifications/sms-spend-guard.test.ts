@@ -17,9 +17,14 @@ afterEach(async () => {
   await db.close();
 });
 
-async function reserveMany(count: number, now: Date): Promise<SmsReservation[]> {
+async function messages(month: string): Promise<number> {
+  const [row] = await db.query<{ messages: number | string }>('SELECT messages FROM SmsMonthlySpend WHERE month = @month', { month });
+  return row ? Number(row.messages) : 0;
+}
+
+async function reserveMany(count: number, now: Date, segments = 1): Promise<SmsReservation[]> {
   const results: SmsReservation[] = [];
-  for (let n = 0; n < count; n += 1) results.push(await reserveSms(db, SETTINGS, now));
+  for (let n = 0; n < count; n += 1) results.push(await reserveSms(db, SETTINGS, now, segments));
   return results;
 }
 
@@ -29,7 +34,7 @@ describe('the SMS spend guard', () => {
     expect(results.every((result) => result.ok)).toBe(true);
     const warnings = results.map((result, index) => (result.ok && result.warning ? index + 1 : undefined)).filter(Boolean);
     expect(warnings).toEqual([8]);
-    expect(results[7]).toEqual({ ok: true, month: '2031-05', warning: { spentUsd: 0.24, capUsd: 0.3 } });
+    expect(results[7]).toEqual({ ok: true, month: '2031-05', costMicroUsd: 30_000, warning: { spentUsd: 0.24, capUsd: 0.3 } });
     expect(await spentUsd(db, '2031-05')).toBeCloseTo(0.3, 10);
   });
 
@@ -45,7 +50,7 @@ describe('the SMS spend guard', () => {
   it('starts again in the next UTC month', async () => {
     const clock = manualClock('2031-05-31T23:59:59.000Z');
     await reserveMany(10, clock.now());
-    expect((await reserveSms(db, SETTINGS, clock.now())).ok).toBe(false);
+    expect((await reserveSms(db, SETTINGS, clock.now(), 1)).ok).toBe(false);
     clock.advance(1000);
     expect(spendMonth(clock.now())).toBe('2031-06');
     const june = await reserveMany(8, clock.now());
@@ -56,7 +61,7 @@ describe('the SMS spend guard', () => {
 
   it('never lets racing reservations overspend the cap', async () => {
     const now = new Date('2031-05-10T08:00:00Z');
-    const results = await Promise.all(Array.from({ length: 25 }, () => reserveSms(db, SETTINGS, now)));
+    const results = await Promise.all(Array.from({ length: 25 }, () => reserveSms(db, SETTINGS, now, 1)));
     expect(results.filter((result) => result.ok)).toHaveLength(10);
     expect(results.filter((result) => !result.ok && result.capReached)).toHaveLength(1);
     expect(results.filter((result) => result.ok && result.warning)).toHaveLength(1);
@@ -65,14 +70,14 @@ describe('the SMS spend guard', () => {
   it('gives a reservation back for an SMS the provider did not take', async () => {
     const now = new Date('2031-05-10T08:00:00Z');
     await reserveMany(10, now);
-    await refundSms(db, SETTINGS, '2031-05', now);
+    await refundSms(db, { month: '2031-05', costMicroUsd: 30_000 }, now);
     expect(await spentUsd(db, '2031-05')).toBeCloseTo(0.27, 10);
-    expect((await reserveSms(db, SETTINGS, now)).ok).toBe(true);
-    expect((await reserveSms(db, SETTINGS, now)).ok).toBe(false);
+    expect((await reserveSms(db, SETTINGS, now, 1)).ok).toBe(true);
+    expect((await reserveSms(db, SETTINGS, now, 1)).ok).toBe(false);
   });
 
   it('sends nothing with a cap of zero', async () => {
-    expect(await reserveSms(db, { monthlyCapUsd: 0, unitCostUsd: 0.0075 }, new Date('2031-05-10T08:00:00Z'))).toMatchObject({
+    expect(await reserveSms(db, { monthlyCapUsd: 0, unitCostUsd: 0.0075 }, new Date('2031-05-10T08:00:00Z'), 1)).toMatchObject({
       ok: false,
       capReached: { capUsd: 0 },
     });
@@ -85,7 +90,70 @@ describe('the SMS spend guard', () => {
       `INSERT INTO SmsMonthlySpend (month, spentMicroUsd, messages, warnedAt, capReachedAt, updatedAt)
        VALUES ('2031-05', 29992500, 3999, '2031-05-01T00:00:00.000Z', NULL, '2031-05-01T00:00:00.000Z')`,
     );
-    expect(await reserveSms(db, settings, now)).toEqual({ ok: true, month: '2031-05' });
-    expect((await reserveSms(db, settings, now)).ok).toBe(false);
+    expect(await reserveSms(db, settings, now, 1)).toEqual({ ok: true, month: '2031-05', costMicroUsd: 7500 });
+    expect((await reserveSms(db, settings, now, 1)).ok).toBe(false);
+  });
+  it('reserves segments × the unit cost, exactly (3 segments of 0.0075 USD = 22 500 millionths)', async () => {
+    const now = new Date('2031-05-10T08:00:00Z');
+    const reservation = await reserveSms(db, { monthlyCapUsd: 30, unitCostUsd: 0.0075 }, now, 3);
+    expect(reservation).toEqual({ ok: true, month: '2031-05', costMicroUsd: 22_500 });
+    expect(await spentUsd(db, '2031-05')).toBe(0.0225);
+    expect(await messages('2031-05')).toBe(1);
+  });
+
+  it('refuses a message whose segments would cross the cap, reserving none of it, while a shorter one still fits', async () => {
+    const now = new Date('2031-05-10T08:00:00Z');
+    await reserveMany(7, now);
+    const [crossing] = await reserveMany(1, now, 4);
+    expect(crossing).toEqual({ ok: false, month: '2031-05', capReached: { spentUsd: 0.21, capUsd: 0.3 } });
+    expect(await spentUsd(db, '2031-05')).toBe(0.21);
+    expect(await messages('2031-05')).toBe(7);
+    expect(await reserveSms(db, SETTINGS, now, 1)).toEqual({
+      ok: true,
+      month: '2031-05',
+      costMicroUsd: 30_000,
+      warning: { spentUsd: 0.24, capUsd: 0.3 },
+    });
+    expect(await reserveSms(db, SETTINGS, now, 2)).toEqual({ ok: true, month: '2031-05', costMicroUsd: 60_000 });
+    expect(await reserveSms(db, SETTINGS, now, 1)).toEqual({ ok: false, month: '2031-05' });
+    expect(await spentUsd(db, '2031-05')).toBe(0.3);
+  });
+
+  it('fills the cap exactly with a message of the segments left', async () => {
+    const now = new Date('2031-05-10T08:00:00Z');
+    await reserveMany(1, now, 7);
+    expect(await reserveSms(db, SETTINGS, now, 3)).toMatchObject({ ok: true, costMicroUsd: 90_000 });
+    expect(await spentUsd(db, '2031-05')).toBe(0.3);
+  });
+
+  it('refunds exactly the cost of the reservation, and one message', async () => {
+    const now = new Date('2031-05-10T08:00:00Z');
+    await reserveMany(2, now, 1);
+    const reservation = await reserveSms(db, SETTINGS, now, 3);
+    if (!reservation.ok) throw new Error('expected a reservation');
+    expect(reservation.costMicroUsd).toBe(90_000);
+    await refundSms(db, reservation, now);
+    expect(await spentUsd(db, '2031-05')).toBe(0.06);
+    expect(await messages('2031-05')).toBe(2);
+  });
+
+  it('never lets racing multi-segment reservations overspend the cap', async () => {
+    const now = new Date('2031-05-10T08:00:00Z');
+    const results = await Promise.all(Array.from({ length: 10 }, (_, n) => reserveSms(db, SETTINGS, now, n % 2 === 0 ? 3 : 2)));
+    const reserved = results.reduce((sum, result) => sum + (result.ok ? result.costMicroUsd : 0), 0);
+    expect(reserved).toBeLessThanOrEqual(300_000);
+    expect(await spentUsd(db, '2031-05')).toBe(reserved / 1_000_000);
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('rejects %s segments as a bug', async (segments) => {
+    const now = new Date('2031-05-10T08:00:00Z');
+    await expect(reserveSms(db, SETTINGS, now, segments)).rejects.toThrow(/segments must be a positive integer/);
+    expect(await spentUsd(db, '2031-05')).toBe(0);
+  });
+
+  it('rejects a refund of a negative or fractional cost as a bug', async () => {
+    const now = new Date('2031-05-10T08:00:00Z');
+    await expect(refundSms(db, { month: '2031-05', costMicroUsd: -1 }, now)).rejects.toThrow(/costMicroUsd/);
+    await expect(refundSms(db, { month: '2031-05', costMicroUsd: 0.5 }, now)).rejects.toThrow(/costMicroUsd/);
   });
 });

@@ -3,8 +3,11 @@ import { UniqueViolationError } from '../db/database-errors';
 
 /**
  * The SMS spend guard (contract section 10): a counter per UTC month in the database, shared by
- * every instance. Each SMS reserves its unit cost before it is sent, with one conditional
- * statement (`spent + unit <= cap`), so instances racing at the cap cannot overspend it; a message
+ * every instance. SMS are priced per segment: `SMS_UNIT_COST_USD` is the cost of one segment (GSM-7:
+ * a single SMS holds 160 characters, a concatenated one 153 per segment; UCS-2: 70, or 67 per
+ * segment; see `sms-segments.ts`). Each SMS reserves `segments × unit` before it is sent, with one
+ * conditional statement (`spent + cost <= cap`), so instances racing at the cap cannot overspend
+ * it, and a message that would cross the cap is not reserved at all (not even in part); a message
  * the provider did not accept gives its reservation back. Amounts are whole millionths of a dollar,
  * so repeated additions do not drift.
  */
@@ -18,10 +21,22 @@ export interface SmsSpendSettings {
 export const SPEND_WARNING_SHARE = 0.8;
 
 export type SmsReservation =
-  /** Reserved. `warning` is set on the one reservation of the month that first crossed 80 %. */
-  | { ok: true; month: string; warning?: SpendLevel }
-  /** Past the cap. `capReached` is set the first time this month (for its one warn line). */
+  /**
+   * Reserved `costMicroUsd` millionths of a dollar in `month` (what a refund gives back). `warning`
+   * is set on the one reservation of the month that first brought the spend to 80 % of the cap.
+   */
+  | { ok: true; month: string; costMicroUsd: number; warning?: SpendLevel }
+  /**
+   * Refused: the message would cross the cap; nothing was reserved. `capReached` is set on the
+   * month's first refusal (for its one warn line; its `spentUsd` shows what was left of the cap).
+   */
   | { ok: false; month: string; capReached?: SpendLevel };
+
+/** What a refund gives back: the month and cost of a successful reservation. */
+export interface SmsRefund {
+  month: string;
+  costMicroUsd: number;
+}
 
 export interface SpendLevel {
   spentUsd: number;
@@ -35,17 +50,27 @@ export function spendMonth(instant: Date): string {
   return instant.toISOString().slice(0, 7);
 }
 
-/** Reserves the cost of one SMS in the month of `now`, if the cap allows it. */
-export async function reserveSms(db: SqlExecutor, settings: SmsSpendSettings, now: Date): Promise<SmsReservation> {
+/**
+ * Reserves the cost of one SMS of `segments` segments (`segments × SMS_UNIT_COST_USD`) in the UTC
+ * month of `now`, if the whole cost fits under the cap; the month's message count grows by one.
+ * @param segments the SMS's segment count (`smsSegments(text).segments`), a positive integer.
+ * @returns on success the month and the exact cost reserved, which `refundSms` takes back.
+ * @throws Error when `segments` is not a positive integer (a caller bug).
+ */
+export async function reserveSms(db: SqlExecutor, settings: SmsSpendSettings, now: Date, segments: number): Promise<SmsReservation> {
+  if (!Number.isSafeInteger(segments) || segments < 1) {
+    throw new Error(`reserveSms: segments must be a positive integer, got ${String(segments)}`);
+  }
   const month = spendMonth(now);
   const at = now.toISOString();
-  const unit = toMicros(settings.unitCostUsd);
+  const cost = segments * toMicros(settings.unitCostUsd);
+  if (!Number.isSafeInteger(cost)) throw new Error(`reserveSms: cost of ${segments} segments is not a safe integer`);
   const cap = toMicros(settings.monthlyCapUsd);
   const reserve = () =>
     db.execute(
-      `UPDATE SmsMonthlySpend SET spentMicroUsd = spentMicroUsd + @unit, messages = messages + 1, updatedAt = @at
-       WHERE month = @month AND spentMicroUsd + @unit <= @cap`,
-      { month, unit, cap, at },
+      `UPDATE SmsMonthlySpend SET spentMicroUsd = spentMicroUsd + @cost, messages = messages + 1, updatedAt = @at
+       WHERE month = @month AND spentMicroUsd + @cost <= @cap`,
+      { month, cost, cap, at },
     );
   let reserved = await reserve();
   if (reserved === 0) {
@@ -65,15 +90,26 @@ export async function reserveSms(db: SqlExecutor, settings: SmsSpendSettings, no
     `UPDATE SmsMonthlySpend SET warnedAt = @at WHERE month = @month AND warnedAt IS NULL AND spentMicroUsd >= @threshold`,
     { month, at, threshold },
   );
-  return warned === 1 ? { ok: true, month, warning: await spendLevel(db, month, cap) } : { ok: true, month };
+  return warned === 1
+    ? { ok: true, month, costMicroUsd: cost, warning: await spendLevel(db, month, cap) }
+    : { ok: true, month, costMicroUsd: cost };
 }
 
-/** Gives back the reservation of an SMS the provider did not accept. */
-export async function refundSms(db: SqlExecutor, settings: SmsSpendSettings, month: string, now: Date): Promise<void> {
+/**
+ * Gives back exactly the reservation of an SMS the provider did not accept (its cost, and one
+ * message), never taking the month's counters below zero.
+ * @param reservation the `month` and `costMicroUsd` of the successful `reserveSms` result.
+ * @throws Error when `costMicroUsd` is not a non-negative integer (a caller bug).
+ */
+export async function refundSms(db: SqlExecutor, reservation: SmsRefund, now: Date): Promise<void> {
+  const { month, costMicroUsd: cost } = reservation;
+  if (!Number.isSafeInteger(cost) || cost < 0) {
+    throw new Error(`refundSms: costMicroUsd must be a non-negative integer, got ${String(cost)}`);
+  }
   await db.execute(
-    `UPDATE SmsMonthlySpend SET spentMicroUsd = spentMicroUsd - @unit, messages = messages - 1, updatedAt = @at
-     WHERE month = @month AND spentMicroUsd >= @unit AND messages >= 1`,
-    { month, unit: toMicros(settings.unitCostUsd), at: now.toISOString() },
+    `UPDATE SmsMonthlySpend SET spentMicroUsd = spentMicroUsd - @cost, messages = messages - 1, updatedAt = @at
+     WHERE month = @month AND spentMicroUsd >= @cost AND messages >= 1`,
+    { month, cost, at: now.toISOString() },
   );
 }
 

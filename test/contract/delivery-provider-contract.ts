@@ -78,10 +78,10 @@ export function describeSmsContract(name: string, factory: HarnessFactory<SmsPro
   describe(`SmsProvider contract: ${name}`, () => {
     const harness = withHarness(factory);
 
-    it('delivers the text once and answers success with an id', async () => {
+    it('delivers the text once and answers accepted with an id (the delivery report comes later)', async () => {
       const phone = uniquePhone();
-      const outcome = await harness().provider.send({ to: phone, text: 'Sports day moved to Friday', announcementId: 'ann-1' });
-      expect(outcome).toEqual({ result: 'success', providerMessageId: expect.any(String) });
+      const outcome = await harness().provider.send({ to: phone, text: 'Sports day moved to Friday', announcementId: 'ann-1', tag: 'ann-1/user-1' });
+      expect(outcome).toEqual({ result: 'accepted', providerMessageId: expect.any(String) });
       expect(await harness().delivered(phone)).toEqual([{ text: 'Sports day moved to Friday' }]);
       expectNoPersonalData([outcome], phone, 'Sports day');
     });
@@ -99,10 +99,11 @@ export function describeEmailContract(name: string, factory: HarnessFactory<Emai
   describe(`EmailProvider contract: ${name}`, () => {
     const harness = withHarness(factory);
 
-    it('delivers subject and text once and answers success with an id', async () => {
+    it('delivers subject and text once and answers accepted under the operation id it was given', async () => {
       const address = uniqueEmail();
-      const outcome = await harness().provider.send({ to: address, subject: 'Term dates', text: 'School starts on Monday.' });
-      expect(outcome).toEqual({ result: 'success', providerMessageId: expect.any(String) });
+      const operationId = '7c9e6679-7425-840d-9d8e-2f1a3b4c5d6e';
+      const outcome = await harness().provider.send({ to: address, subject: 'Term dates', text: 'School starts on Monday.', operationId });
+      expect(outcome).toEqual({ result: 'accepted', providerMessageId: operationId });
       expect(await harness().delivered(address)).toEqual([{ title: 'Term dates', text: 'School starts on Monday.' }]);
       expectNoPersonalData([outcome], address, 'Term dates', 'School starts');
     });

@@ -1,4 +1,6 @@
+import type { AcsAccess } from '../../shared/config';
 import { migrateDatabase } from '../../shared/db/migrate';
+import type { AcsPipelineSettings } from '../../shared/notifications/providers/acs-pipeline';
 import { createLogger, type Logger } from '../../shared/logging/logger';
 import { systemClock } from '../../shared/ports/clock';
 import { cryptoRandom } from '../../shared/ports/random';
@@ -7,7 +9,7 @@ import { createAcsSmsProvider } from '../../shared/notifications/providers/acs-s
 import type { EmailProvider, PushProvider, SmsProvider } from '../../shared/notifications/providers/delivery';
 import { createExpoPushProvider } from '../../shared/notifications/providers/expo-push-provider';
 import { createOutboxProviders, listOutboxDeliveries } from '../../shared/notifications/providers/outbox-provider';
-import { startFakeAcs } from '../helpers/fake-providers/fake-acs';
+import { startFakeAcs, type FakeAcs } from '../helpers/fake-providers/fake-acs';
 import { startFakeExpoPush, type FakeExpoPush } from '../helpers/fake-providers/fake-expo-push';
 import { FAKE_EMAIL_SENDER, FAKE_SMS_FROM } from '../helpers/fake-providers/start-fake-providers';
 import { LogSink } from '../helpers/log-sink';
@@ -32,8 +34,18 @@ export const uniquePushToken = () => `ExponentPushToken[contract-${process.pid}-
 export const uniquePhone = () => `+1555${String(process.pid % 1000).padStart(3, '0')}${String((serial += 1) % 10000).padStart(4, '0')}`;
 export const uniqueEmail = () => `recipient-${process.pid}-${(serial += 1)}@example.test`;
 
-/** Adapter options for tests: short deadline, no real waits between e-mail status polls. */
+/** Adapter options for tests: a short deadline per try. */
 export const TEST_TIMEOUT_MS = 2_000;
+
+/** The ACS SDK clients' settings in tests: fast retries (the SDK's backoff from 1 ms). */
+export const TEST_ACS_PIPELINE: AcsPipelineSettings = { retry: { tries: 3, firstDelayMs: 1, factor: 4 }, requestTimeoutMs: TEST_TIMEOUT_MS };
+
+/** The fake ACS by its connection string (an access key's HMAC signature). */
+export const fakeAccess = (fake: FakeAcs, connectionString = fake.connectionString): AcsAccess => ({
+  kind: 'connection-string',
+  connectionString,
+  endpoint: fake.endpoint,
+});
 
 export function expoHarness(start: () => Promise<FakeExpoPush> = () => startFakeExpoPush()): HarnessFactory<PushProvider> {
   return async () => {
@@ -50,7 +62,7 @@ export function acsSmsHarness(): HarnessFactory<SmsProvider> {
   return async () => {
     const fake = await startFakeAcs();
     return {
-      provider: createAcsSmsProvider({ connectionString: fake.connectionString, from: FAKE_SMS_FROM, requestTimeoutMs: TEST_TIMEOUT_MS }),
+      provider: createAcsSmsProvider({ access: fakeAccess(fake), from: FAKE_SMS_FROM, ...TEST_ACS_PIPELINE }),
       delivered: async (phone) => fake.smsTo(phone).map((d) => ({ text: d.message })),
       dispose: fake.close,
     };
@@ -61,12 +73,7 @@ export function acsEmailHarness(): HarnessFactory<EmailProvider> {
   return async () => {
     const fake = await startFakeAcs();
     return {
-      provider: createAcsEmailProvider({
-        connectionString: fake.connectionString,
-        senderAddress: FAKE_EMAIL_SENDER,
-        requestTimeoutMs: TEST_TIMEOUT_MS,
-        sleep: async () => undefined,
-      }),
+      provider: createAcsEmailProvider({ access: fakeAccess(fake), senderAddress: FAKE_EMAIL_SENDER, ...TEST_ACS_PIPELINE }),
       delivered: async (address) => fake.emailsTo(address).map((d) => ({ title: d.subject, text: d.plainText })),
       dispose: fake.close,
     };

@@ -8,7 +8,7 @@ import { createDeliveryProviders } from '../../shared/notifications/providers/cr
 import { createOutboxProviders, listOutboxDeliveries } from '../../shared/notifications/providers/outbox-provider';
 import { startFakeProviders } from '../helpers/fake-providers/start-fake-providers';
 import { LogSink } from '../helpers/log-sink';
-import { describeAcsEmailMappings, describeAcsSmsMappings } from './acs-mappings';
+import { describeAcsEmailMappings, describeAcsIdentityPath, describeAcsSmsMappings } from './acs-mappings';
 import { describeEmailContract, describePushContract, describeSmsContract } from './delivery-provider-contract';
 import {
   acsEmailHarness,
@@ -34,6 +34,7 @@ describeEmailContract('outbox (SQLite)', outboxHarness('email'));
 describeExpoMappings();
 describeAcsSmsMappings();
 describeAcsEmailMappings();
+describeAcsIdentityPath();
 
 describe('outbox providers', () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -99,13 +100,12 @@ describe('createDeliveryProviders against the fake providers', () => {
         logger: createLogger({ service: 'contract', level: 'info', destination: new LogSink() }),
         clock: systemClock,
         random: cryptoRandom,
-        emailPolling: { defaultIntervalMs: 0 },
       });
       expect(built.kinds).toEqual({ push: 'expo', sms: 'acs', email: 'acs' });
       const [token, phone, address] = [uniquePushToken(), uniquePhone(), uniqueEmail()];
       expect((await built.push.send([{ to: token, title: 't', body: 'b', data: { announcementId: 'a' } }]))[0]?.result).toBe('success');
-      expect((await built.sms.send({ to: phone, text: 'x' })).result).toBe('success');
-      expect((await built.email.send({ to: address, subject: 's', text: 'x' })).result).toBe('success');
+      expect((await built.sms.send({ to: phone, text: 'x' })).result).toBe('accepted');
+      expect((await built.email.send({ to: address, subject: 's', text: 'x' })).result).toBe('accepted');
       expect([fakes.expo.deliveriesTo(token).length, fakes.acs.smsTo(phone).length, fakes.acs.emailsTo(address).length]).toEqual([1, 1, 1]);
       expect(fakes.acs.requests.rejectedSignatures).toBe(0);
       expect(await listOutboxDeliveries(testDb.db)).toEqual([]);

@@ -178,7 +178,21 @@ export function describeNotificationAudienceContract(name: string, factory: Test
       await db.transaction((tx) => updatePreferences(tx, user.id, { sms: false }, NOW));
       expect(await smsOptOutOf(db, user.id, phone)).toBe('user_choice');
       await db.transaction((tx) => updatePreferences(tx, user.id, { sms: true }, NOW));
-      await clearProviderSmsOptOut(db, phone);
+      await clearProviderSmsOptOut(db, phone, isoAfter(NOW, 2));
+      expect(await smsOptOutOf(db, user.id, phone)).toBeUndefined();
+    });
+
+    it('keeps the later of STOP and START in force, whatever order and however often the reports are applied', async () => {
+      const db = database();
+      const phone = '+15550125';
+      const user = await addAdult(db, 2, { phone });
+      await db.transaction((tx) => clearProviderSmsOptOut(tx, phone, isoAfter(NOW, 5)));
+      await recordProviderSmsOptOut(db, phone, isoAfter(NOW, 1));
+      expect(await smsOptOutOf(db, user.id, phone)).toBeUndefined();
+      await Promise.all([recordProviderSmsOptOut(db, phone, isoAfter(NOW, 9)), recordProviderSmsOptOut(db, phone, isoAfter(NOW, 9))]);
+      await clearProviderSmsOptOut(db, phone, isoAfter(NOW, 5));
+      expect(await smsOptOutOf(db, user.id, phone)).toBe('provider_stop');
+      await clearProviderSmsOptOut(db, phone, isoAfter(NOW, 10));
       expect(await smsOptOutOf(db, user.id, phone)).toBeUndefined();
     });
 

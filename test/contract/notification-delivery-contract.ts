@@ -153,19 +153,23 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
     });
 
     describe('SMS spend guard', () => {
-      const reserveMany = async (db: Database, count: number, settings: SmsSpendSettings, now: Date) => {
+      const reserveMany = async (db: Database, count: number, settings: SmsSpendSettings, now: Date, segments = 1) => {
         const results: SmsReservation[] = [];
-        for (let n = 0; n < count; n += 1) results.push(await reserveSms(db, settings, now));
+        for (let n = 0; n < count; n += 1) results.push(await reserveSms(db, settings, now, segments));
         return results;
+      };
+      const messagesOf = async (db: Database, month: string) => {
+        const [row] = await db.query<{ messages: number | string }>('SELECT messages FROM SmsMonthlySpend WHERE month = @month', { month });
+        return row ? Number(row.messages) : 0;
       };
 
       it('never lets racing reservations pass the cap; warns once and reports the cap once', async () => {
         const db = database();
         const now = new Date('2031-05-10T08:00:00.000Z');
-        const results = await Promise.all(Array.from({ length: 25 }, () => reserveSms(db, TEN_SMS, now)));
+        const results = await Promise.all(Array.from({ length: 25 }, () => reserveSms(db, TEN_SMS, now, 1)));
         expect(results.filter((result) => result.ok)).toHaveLength(10);
         expect(results.filter((result) => result.ok && result.warning)).toEqual([
-          { ok: true, month: '2031-05', warning: { spentUsd: expect.any(Number), capUsd: 0.3 } },
+          { ok: true, month: '2031-05', costMicroUsd: 30_000, warning: { spentUsd: expect.any(Number), capUsd: 0.3 } },
         ]);
         expect(results.filter((result) => !result.ok && result.capReached)).toEqual([
           { ok: false, month: '2031-05', capReached: { spentUsd: 0.3, capUsd: 0.3 } },
@@ -173,34 +177,87 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
         expect(await spentUsd(db, '2031-05')).toBe(0.3);
       });
 
+      it('never lets racing multi-segment reservations pass the cap', async () => {
+        const db = database();
+        const now = new Date('2031-09-10T08:00:00.000Z');
+        // 3 units each under a 10-unit cap: three fit (9 units), the rest would cross it.
+        const results = await Promise.all(Array.from({ length: 12 }, () => reserveSms(db, TEN_SMS, now, 3)));
+        expect(results.filter((result) => result.ok)).toHaveLength(3);
+        expect(await spentUsd(db, '2031-09')).toBe(0.27);
+        expect(await messagesOf(db, '2031-09')).toBe(3);
+        expect(await reserveSms(db, TEN_SMS, now, 1)).toEqual({ ok: true, month: '2031-09', costMicroUsd: 30_000 });
+        expect(await spentUsd(db, '2031-09')).toBe(0.3);
+      });
+
+      it('reserves segments × unit cost, refuses a message that would cross the cap whole, and refunds exactly the cost', async () => {
+        const db = database();
+        const now = new Date('2031-10-10T08:00:00.000Z');
+        const three = await reserveSms(db, TEN_SMS, now, 3);
+        expect(three).toEqual({ ok: true, month: '2031-10', costMicroUsd: 90_000 });
+        expect(await spentUsd(db, '2031-10')).toBe(0.09);
+        expect(await messagesOf(db, '2031-10')).toBe(1);
+
+        await reserveMany(db, 4, TEN_SMS, now, 1);
+        expect(await spentUsd(db, '2031-10')).toBe(0.21);
+        const crossing = await reserveSms(db, TEN_SMS, now, 4);
+        expect(crossing).toEqual({ ok: false, month: '2031-10', capReached: { spentUsd: 0.21, capUsd: 0.3 } });
+        expect(await spentUsd(db, '2031-10')).toBe(0.21);
+        expect(await messagesOf(db, '2031-10')).toBe(5);
+        expect(await reserveSms(db, TEN_SMS, now, 3)).toEqual({
+          ok: true,
+          month: '2031-10',
+          costMicroUsd: 90_000,
+          warning: { spentUsd: 0.3, capUsd: 0.3 },
+        });
+        expect(await reserveSms(db, TEN_SMS, now, 1)).toEqual({ ok: false, month: '2031-10' });
+
+        if (!three.ok) throw new Error('unreachable');
+        await refundSms(db, three, now);
+        expect(await spentUsd(db, '2031-10')).toBe(0.21);
+        expect(await messagesOf(db, '2031-10')).toBe(5);
+        expect(await reserveSms(db, TEN_SMS, now, 4)).toEqual({ ok: false, month: '2031-10' });
+        expect(await reserveSms(db, TEN_SMS, now, 3)).toMatchObject({ ok: true, costMicroUsd: 90_000 });
+        expect(await spentUsd(db, '2031-10')).toBe(0.3);
+      });
+
       it('warns on the reservation that reaches 80 %, gives refunds back, and keeps months apart', async () => {
         const db = database();
         const may = new Date('2031-05-31T23:59:59.999Z');
         const results = await reserveMany(db, 10, TEN_SMS, may);
         expect(results.map((result) => result.ok && result.warning !== undefined)).toEqual([...Array<boolean>(7).fill(false), true, false, false]);
-        expect(results[7]).toEqual({ ok: true, month: '2031-05', warning: { spentUsd: 0.24, capUsd: 0.3 } });
-        await refundSms(db, TEN_SMS, '2031-05', may);
+        expect(results[7]).toEqual({ ok: true, month: '2031-05', costMicroUsd: 30_000, warning: { spentUsd: 0.24, capUsd: 0.3 } });
+        await refundSms(db, { month: '2031-05', costMicroUsd: 30_000 }, may);
         expect(await spentUsd(db, '2031-05')).toBe(0.27);
-        expect(await reserveSms(db, TEN_SMS, may)).toEqual({ ok: true, month: '2031-05' });
-        expect(await reserveSms(db, TEN_SMS, may)).toEqual({ ok: false, month: '2031-05', capReached: { spentUsd: 0.3, capUsd: 0.3 } });
+        expect(await reserveSms(db, TEN_SMS, may, 1)).toEqual({ ok: true, month: '2031-05', costMicroUsd: 30_000 });
+        expect(await reserveSms(db, TEN_SMS, may, 1)).toEqual({ ok: false, month: '2031-05', capReached: { spentUsd: 0.3, capUsd: 0.3 } });
 
         const june = new Date('2031-06-01T00:00:00.000Z');
-        expect(await reserveSms(db, TEN_SMS, june)).toEqual({ ok: true, month: '2031-06' });
+        expect(await reserveSms(db, TEN_SMS, june, 1)).toEqual({ ok: true, month: '2031-06', costMicroUsd: 30_000 });
         expect(await spentUsd(db, '2031-06')).toBe(0.03);
         expect(await spentUsd(db, '2031-07')).toBe(0);
         // A refund never takes a month below zero.
-        await refundSms(db, TEN_SMS, '2031-07', june);
+        await refundSms(db, { month: '2031-07', costMicroUsd: 30_000 }, june);
         expect(await spentUsd(db, '2031-07')).toBe(0);
+        await refundSms(db, { month: '2031-06', costMicroUsd: 60_000 }, june);
+        expect(await spentUsd(db, '2031-06')).toBe(0.03);
       });
 
       it('counts amounts past 2^31 millionths exactly', async () => {
         const db = database();
         const big: SmsSpendSettings = { monthlyCapUsd: 5000, unitCostUsd: 2500 };
         const now = new Date('2031-08-15T12:00:00.000Z');
-        expect(await reserveSms(db, big, now)).toEqual({ ok: true, month: '2031-08' });
-        expect(await reserveSms(db, big, now)).toEqual({ ok: true, month: '2031-08', warning: { spentUsd: 5000, capUsd: 5000 } });
-        expect(await reserveSms(db, big, now)).toEqual({ ok: false, month: '2031-08', capReached: { spentUsd: 5000, capUsd: 5000 } });
+        expect(await reserveSms(db, big, now, 1)).toEqual({ ok: true, month: '2031-08', costMicroUsd: 2_500_000_000 });
+        expect(await reserveSms(db, big, now, 1)).toEqual({
+          ok: true,
+          month: '2031-08',
+          costMicroUsd: 2_500_000_000,
+          warning: { spentUsd: 5000, capUsd: 5000 },
+        });
+        expect(await reserveSms(db, big, now, 1)).toEqual({ ok: false, month: '2031-08', capReached: { spentUsd: 5000, capUsd: 5000 } });
         expect(await spentUsd(db, '2031-08')).toBe(5000);
+        await refundSms(db, { month: '2031-08', costMicroUsd: 2_500_000_000 }, now);
+        expect(await spentUsd(db, '2031-08')).toBe(2500);
+        expect(await reserveSms(db, big, now, 2)).toEqual({ ok: false, month: '2031-08' });
       });
     });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../shared/errors/error-catalogue';
 import { OPERATIONAL_LOG_FIELDS } from '../../shared/logging/log-fields';
+import { DELIVERY_RESULTS } from '../../shared/notifications/delivery-ledger';
 import logLineSchema from '../../shared/logging/log-line.schema.json';
 import { TELEMETRY_EVENTS, TELEMETRY_METRICS } from '../../shared/telemetry/event-catalogue';
 import { allQueries, loadWorkspaceFunctions, type NamedQuery } from './alert-catalogue';
@@ -98,6 +99,19 @@ describe('names read by the queries', () => {
       }
       for (const match of query.text.matchAll(/"((?:GET|POST|PUT|PATCH|DELETE) \/[^"]*)"/g)) {
         if (!endpoints.has(match[1] ?? '')) problems.push(`${query.where}: "${match[1]}" is not a registered endpoint`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('compares notification.delivery results only with results the code reports (DELIVERY_RESULTS)', () => {
+    const known = new Set<string>(DELIVERY_RESULTS);
+    const problems: string[] = [];
+    const deliveryQueries = queries.filter((query) => comparedWith(query.text, 'Name').includes('notification.delivery'));
+    expect(deliveryQueries.length).toBeGreaterThanOrEqual(3);
+    for (const query of deliveryQueries) {
+      for (const result of comparedWith(query.text, 'result')) {
+        if (!known.has(result)) problems.push(`${query.where}: result "${result}" is not in DELIVERY_RESULTS`);
       }
     }
     expect(problems).toEqual([]);

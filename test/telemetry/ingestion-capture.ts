@@ -1,10 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { createTestCertificate } from '../helpers/test-certificate';
 
 /** One Application Insights envelope as the exporter posts it. */
 export interface CapturedEnvelope {
@@ -35,27 +32,13 @@ export interface IngestionCapture {
   close(): Promise<void>;
 }
 
-const OPENSSL = '/usr/bin/openssl';
-
 export async function startIngestionCapture(): Promise<IngestionCapture> {
-  const directory = mkdtempSync(join(tmpdir(), 'ai-capture-'));
-  const keyPath = join(directory, 'key.pem');
-  const certPath = join(directory, 'cert.pem');
-  try {
-    // prettier-ignore
-    execFileSync(OPENSSL, [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    ], { stdio: 'pipe' });
-  } catch (error) {
-    rmSync(directory, { recursive: true, force: true });
-    throw new Error(`could not create a test certificate with ${OPENSSL}: ${String(error)}`);
-  }
+  const certificate = createTestCertificate();
+  const { certPath } = certificate;
 
   const envelopes: CapturedEnvelope[] = [];
   const requests: CapturedRequest[] = [];
-  const server: Server = createServer({ key: readFileSync(keyPath), cert: readFileSync(certPath) }, (request, response) => {
+  const server: Server = createServer({ key: certificate.key, cert: certificate.cert }, (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -89,7 +72,7 @@ export async function startIngestionCapture(): Promise<IngestionCapture> {
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      rmSync(directory, { recursive: true, force: true });
+      certificate.dispose();
     },
   };
 }

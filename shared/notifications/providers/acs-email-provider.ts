@@ -1,141 +1,109 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { systemClock, type Clock } from '../../ports/clock';
-import { acsAuthenticationHeaders, parseAcsConnectionString } from './acs-auth';
+import { randomUUID } from 'node:crypto';
+import type { EmailClient, EmailSendResult } from '@azure/communication-email';
+import type { FullOperationResponse } from '@azure/core-client';
+import type { PipelinePolicy } from '@azure/core-rest-pipeline';
+import type { AcsAccess } from '../../config';
+import { acsClientArguments, acsClientOptions, acsFailure, observeTries, sendBudgetMs, type AcsPipelineSettings } from './acs-pipeline';
 import type { DeliveryOutcome, EmailProvider } from './delivery';
-import {
-  asRecord,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  httpFailure,
-  parseJson,
-  retryAfterMs,
-  safeLabel,
-  sendHttpRequest,
-  type Fetch,
-} from './provider-http';
+import { failedOperation, readEmailOperation } from './acs-email-operation';
 
 /**
- * E-mail through the Azure Communication Services REST API: `POST {endpoint}/emails:send` queues
- * the message (202, a long-running operation), then `GET {endpoint}/emails/operations/{id}` is
- * polled a few times for its end state. Both requests are HMAC-signed.
+ * E-mail through Azure Communication Services with its official SDK (`@azure/communication-email`).
+ * The send ends when ACS has accepted the message (202, a long-running operation): its final
+ * result arrives later as a delivery report (or, failing that, from the settle timer's one status
+ * request, `operationOutcome`), so no concurrency slot waits for the operation.
  *
- * Mapping:
- * - operation `Succeeded` → success (`providerMessageId` = the operation id);
- * - operation `Failed` with `EmailDroppedAllRecipientsSuppressed` → `hard_bounce`: ACS drops mail to
- *   addresses on its managed suppression list, where it puts addresses that hard-bounced;
- * - operation `Failed` with another code, or `Canceled` → permanent `provider_error` with that code;
- * - still running after the polls, or the polling itself failing → success: ACS accepted the
- *   message, and sending it again could deliver it twice;
- * - a refused send: 408/429/5xx or no answer → transient; 400 (also an unusable address) and other
- *   4xx → permanent, code = the body's `error.code` or `http_<status>`. A 400 is not taken for a
- *   hard bounce: it cannot be told apart from a fault of our own request.
- * First-time bounces that ACS learns of only after accepting the message arrive as Event Grid
- * delivery reports, which this adapter does not receive. Error messages are never read: they
- * may quote the address.
+ * - The operation id is ours (`operationId`, chosen from the ledger row before the send), so the
+ *   report finds its row even when it overtakes the send's answer.
+ * - `Repeatability-Request-Id` / `Repeatability-First-Sent` are set once per message (ACS's
+ *   documented repeatable requests for the e-mail send API; the JavaScript SDK does not add them
+ *   itself), so a retry of a request ACS already took returns its first answer instead of sending
+ *   again.
+ *
+ * Mapping: 202 → `accepted` (`providerMessageId` = the operation id); an operation already
+ * `Failed` in that answer with `EmailDroppedAllRecipientsSuppressed` → `hard_bounce` (ACS drops
+ * mail to addresses on its suppression list), with another code → permanent `provider_error`; a
+ * refused request → `acsFailure` (400, also an unusable address, is permanent and not taken for a
+ * bounce: it cannot be told apart from a fault of our own request). Error messages are never read.
  */
 
-export const ACS_EMAIL_API_VERSION = '2023-03-31';
-
-export const SUPPRESSED_RECIPIENT_CODE = 'EmailDroppedAllRecipientsSuppressed';
-
-export interface AcsEmailPolling {
-  /** Status requests after the send before the message counts as accepted (0: never poll). Default 3. */
-  maxPolls: number;
-  /** Upper bound of one wait between polls; ACS's `Retry-After` is honoured below it. Default 2000 ms. */
-  maxIntervalMs: number;
-  /** The wait when ACS sends no `Retry-After`. Default 1000 ms. */
-  defaultIntervalMs: number;
-}
-
-export interface AcsEmailProviderOptions {
-  /** `config.notifications.acsConnectionString`. */
-  connectionString: string;
+export interface AcsEmailProviderOptions extends AcsPipelineSettings {
+  access: AcsAccess;
   /** A sender address of a verified domain, `config.notifications.acsEmailSender`. */
   senderAddress: string;
-  fetch?: Fetch;
-  requestTimeoutMs?: number;
-  clock?: Clock;
-  polling?: Partial<AcsEmailPolling>;
-  /** Waits between polls; tests pass a recorder. */
-  sleep?: (ms: number) => Promise<void>;
 }
 
-const DEFAULT_POLLING: AcsEmailPolling = { maxPolls: 3, maxIntervalMs: 2000, defaultIntervalMs: 1000 };
-const TERMINAL = new Set(['Succeeded', 'Failed', 'Canceled']);
-
-/** Creates the ACS e-mail adapter; throws for a malformed connection string (bad configuration). */
+/** Creates the ACS e-mail adapter; the SDK is loaded with the first message. */
 export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailProvider {
-  const { endpoint, accessKey } = parseAcsConnectionString(options.connectionString);
-  const fetchFn = options.fetch ?? fetch;
-  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const clock = options.clock ?? systemClock;
-  const polling = { ...DEFAULT_POLLING, ...options.polling };
-  const sleep = options.sleep ?? ((ms: number) => delay(ms));
-
-  const signedRequest = (method: 'GET' | 'POST', url: string, body: string) => {
-    const headers = {
-      accept: 'application/json',
-      ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
-      ...acsAuthenticationHeaders({ method, url, body, accessKey, now: clock.now() }),
-    };
-    return sendHttpRequest(fetchFn, url, { method, headers, ...(method === 'POST' ? { body } : {}) }, timeoutMs);
+  let client: EmailClient | undefined;
+  const emailClient = (): EmailClient => {
+    if (!client) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const sdk = require('@azure/communication-email') as typeof import('@azure/communication-email');
+      const args = acsClientArguments(options.access, options);
+      const clientOptions = acsClientOptions(options, [repeatableSendPolicy]);
+      client = args.length === 1 ? new sdk.EmailClient(args[0], clientOptions) : new sdk.EmailClient(args[0], args[1], clientOptions);
+    }
+    return client;
   };
 
   return {
-    async send(message) {
-      const body = JSON.stringify({
-        senderAddress: options.senderAddress,
-        recipients: { to: [{ address: message.to }] },
-        content: { subject: message.subject, plainText: message.text },
-        // No tracking pixels or rewritten links in mail to children and their parents.
-        userEngagementTrackingDisabled: true,
-      });
-      const sent = await signedRequest('POST', `${endpoint}/emails:send?api-version=${ACS_EMAIL_API_VERSION}`, body);
-      if (!sent.ok) return sent.outcome;
-      const parsed = asRecord(parseJson(sent.answer.text));
-      if (sent.answer.status !== 202) return httpFailure(sent.answer, asRecord(parsed?.error)?.code, clock.now());
-
-      const operationId = readOperationId(parsed, sent.answer.headers);
-      if (operationId === undefined) return { result: 'provider_error', code: 'bad_response', transient: false };
-      let status = parsed;
-      let waitMs = retryAfterMs(sent.answer.headers, clock.now());
-      for (let poll = 0; poll < polling.maxPolls && !TERMINAL.has(String(status?.status)); poll += 1) {
-        await sleep(Math.min(waitMs ?? polling.defaultIntervalMs, polling.maxIntervalMs));
-        const url = `${endpoint}/emails/operations/${encodeURIComponent(operationId)}?api-version=${ACS_EMAIL_API_VERSION}`;
-        const answer = await signedRequest('GET', url, '');
-        if (!answer.ok || answer.answer.status !== 200) break;
-        status = asRecord(parseJson(answer.answer.text));
-        waitMs = retryAfterMs(answer.answer.headers, clock.now());
+    async send(message, observer) {
+      // `beginSend` polls the operation once right after the 202; that answer is not needed (the
+      // report brings the result), so the poll is cancelled as soon as the 202 is in hand.
+      const acceptedNow = new AbortController();
+      let sendAnswer: FullOperationResponse | undefined;
+      try {
+        await observeTries(observer, () =>
+          emailClient().beginSend(
+            {
+              senderAddress: options.senderAddress,
+              recipients: { to: [{ address: message.to }] },
+              content: { subject: message.subject, plainText: message.text },
+              // No tracking pixels or rewritten links in mail to children and their parents.
+              disableUserEngagementTracking: true,
+            },
+            {
+              ...(message.operationId ? { operationId: message.operationId } : {}),
+              abortSignal: AbortSignal.any([acceptedNow.signal, AbortSignal.timeout(sendBudgetMs(options))]),
+              onResponse: (response) => {
+                if (sendAnswer !== undefined || response.request.method !== 'POST') return;
+                sendAnswer = response;
+                if (response.status === 202) acceptedNow.abort();
+              },
+            },
+          ),
+        );
+      } catch (error) {
+        if (sendAnswer?.status !== 202) return acsFailure(error);
       }
-      return operationOutcome(operationId, status);
+      if (sendAnswer?.status !== 202) return { result: 'provider_error', code: 'bad_response', transient: false };
+      return acceptedOutcome(sendAnswer, message.operationId);
     },
+    operationOutcome: (operationId) => readEmailOperation(options, operationId),
   };
 }
 
-/** The operation id from the body, else the last segment of `Operation-Location`. */
-function readOperationId(body: Record<string, unknown> | undefined, headers: Headers): string | undefined {
-  if (typeof body?.id === 'string' && body.id.length > 0) return body.id;
-  const location = headers.get('operation-location');
-  if (!location) return undefined;
-  try {
-    const segment = new URL(location).pathname.split('/').filter(Boolean).pop();
-    return segment ? decodeURIComponent(segment) : undefined;
-  } catch {
-    return undefined;
-  }
+/** The outcome of ACS's 202: accepted, unless the operation already failed. */
+function acceptedOutcome(answer: FullOperationResponse, plannedId: string | undefined): DeliveryOutcome {
+  const operation = answer.parsedBody as Partial<EmailSendResult> | undefined;
+  const operationId = (typeof operation?.id === 'string' && operation.id) || plannedId;
+  if (!operationId) return { result: 'provider_error', code: 'bad_response', transient: false };
+  if (operation?.status === 'Failed') return failedOperation(operation.error?.code);
+  return { result: 'accepted', providerMessageId: operationId };
 }
 
-function operationOutcome(operationId: string, operation: Record<string, unknown> | undefined): DeliveryOutcome {
-  switch (operation?.status) {
-    case 'Failed': {
-      const code = safeLabel(asRecord(operation.error)?.code) ?? 'Failed';
-      return code === SUPPRESSED_RECIPIENT_CODE
-        ? { result: 'hard_bounce', code }
-        : { result: 'provider_error', code, transient: false };
+/**
+ * ACS's repeatable requests for the e-mail send: both headers set once per send, before the SDK's
+ * retry policy, so every retry of that request carries the same pair.
+ */
+const repeatableSendPolicy: PipelinePolicy = {
+  name: 'acsRepeatableEmailSend',
+  sendRequest(request, next) {
+    if (request.method === 'POST' && !request.headers.has('repeatability-request-id')) {
+      request.headers.set('Repeatability-Request-Id', randomUUID());
+      request.headers.set('Repeatability-First-Sent', new Date().toUTCString());
     }
-    case 'Canceled':
-      return { result: 'provider_error', code: 'Canceled', transient: false };
-    default:
-      // Succeeded, or accepted and not finished within the polls: ACS has the message.
-      return { result: 'success', providerMessageId: operationId };
-  }
-}
+    return next(request);
+  },
+};

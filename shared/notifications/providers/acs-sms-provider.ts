@@ -1,81 +1,67 @@
-import { systemClock, type Clock } from '../../ports/clock';
-import { acsAuthenticationHeaders, parseAcsConnectionString } from './acs-auth';
+import type { SmsClient, SmsSendResult } from '@azure/communication-sms';
+import type { AcsAccess } from '../../config';
+import { acsClientArguments, acsClientOptions, acsFailure, observeTries, sendBudgetMs, type AcsPipelineSettings } from './acs-pipeline';
 import type { DeliveryOutcome, SmsProvider } from './delivery';
-import {
-  asRecord,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  httpFailure,
-  httpStatusCode,
-  isTransientStatus,
-  parseJson,
-  sendHttpRequest,
-  type Fetch,
-} from './provider-http';
+import { httpStatusCode, isTransientStatus } from './provider-http';
 
 /**
- * SMS through the Azure Communication Services REST API (`POST {endpoint}/sms?api-version=2021-03-07`,
- * HMAC-signed), one recipient per request.
+ * SMS through Azure Communication Services with its official SDK (`@azure/communication-sms`),
+ * one recipient per request, with a delivery report requested and the ledger row named in the
+ * `tag` (the report carries it back).
  *
- * Mapping: the 202 answer carries one result per recipient; `successful` → success
- * (`providerMessageId` = its `messageId`); otherwise its `httpStatusCode` decides: 408/429/5xx →
- * transient, other codes (400: a number the carrier will not take) → permanent, code `http_<status>`.
- * A refused request (401 bad signature, 400 …) → permanent, 408/429/5xx → transient, code = the
- * body's `error.code` or `http_<status>`. `errorMessage`s are never read: they quote the number.
+ * Mapping: a recipient result `successful` → `accepted` (`providerMessageId` = its `messageId`;
+ * the delivery report settles it); otherwise its `httpStatusCode` decides: 408/429/5xx →
+ * transient, other codes (400: a number the carrier will not take) → permanent, code
+ * `http_<status>`. A refused request → `acsFailure`. `errorMessage`s are never read: they quote the
+ * number.
  */
 
-export const ACS_SMS_API_VERSION = '2021-03-07';
-
-export interface AcsSmsProviderOptions {
-  /** `config.notifications.acsConnectionString`. */
-  connectionString: string;
+export interface AcsSmsProviderOptions extends AcsPipelineSettings {
+  access: AcsAccess;
   /** The sending number (E.164), `config.notifications.acsSmsFrom`. */
   from: string;
-  fetch?: Fetch;
-  requestTimeoutMs?: number;
-  clock?: Clock;
 }
 
-/** Creates the ACS SMS adapter; throws for a malformed connection string (bad configuration). */
+/** Creates the ACS SMS adapter; the SDK is loaded with the first message. */
 export function createAcsSmsProvider(options: AcsSmsProviderOptions): SmsProvider {
-  const { endpoint, accessKey } = parseAcsConnectionString(options.connectionString);
-  const fetchFn = options.fetch ?? fetch;
-  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const clock = options.clock ?? systemClock;
-  const url = `${endpoint}/sms?api-version=${ACS_SMS_API_VERSION}`;
+  let client: SmsClient | undefined;
+  const smsClient = (): SmsClient => {
+    if (!client) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const sdk = require('@azure/communication-sms') as typeof import('@azure/communication-sms');
+      const args = acsClientArguments(options.access, options);
+      client = args.length === 1 ? new sdk.SmsClient(args[0], acsClientOptions(options)) : new sdk.SmsClient(args[0], args[1], acsClientOptions(options));
+    }
+    return client;
+  };
 
   return {
-    async send(message) {
-      const body = JSON.stringify({
-        from: options.from,
-        smsRecipients: [{ to: message.to }],
-        message: message.text,
-        smsSendOptions: { enableDeliveryReport: false },
-      });
-      const headers = {
-        accept: 'application/json',
-        'content-type': 'application/json',
-        ...acsAuthenticationHeaders({ method: 'POST', url, body, accessKey, now: clock.now() }),
-      };
-      const attempt = await sendHttpRequest(fetchFn, url, { method: 'POST', headers, body }, timeoutMs);
-      if (!attempt.ok) return attempt.outcome;
-      const answer = attempt.answer;
-      const parsed = asRecord(parseJson(answer.text));
-      if (answer.status !== 202 && answer.status !== 200) {
-        return httpFailure(answer, asRecord(parsed?.error)?.code, clock.now());
+    async send(message, observer) {
+      try {
+        const results = await observeTries(observer, () =>
+          smsClient().send(
+            { from: options.from, to: [message.to], message: message.text },
+            {
+              enableDeliveryReport: true,
+              ...(message.tag ? { tag: message.tag } : {}),
+              abortSignal: AbortSignal.timeout(sendBudgetMs(options)),
+            },
+          ),
+        );
+        return recipientOutcome(results[0]);
+      } catch (error) {
+        return acsFailure(error);
       }
-      const results = Array.isArray(parsed?.value) ? parsed.value : [];
-      return recipientOutcome(asRecord(results[0]));
     },
   };
 }
 
-function recipientOutcome(result: Record<string, unknown> | undefined): DeliveryOutcome {
+function recipientOutcome(result: SmsSendResult | undefined): DeliveryOutcome {
   // Accepted but unreadable: the message may be on its way, so no retry that could send it twice.
   if (result === undefined) return { result: 'provider_error', code: 'bad_response', transient: false };
-  if (result.successful === true) {
-    return typeof result.messageId === 'string' && result.messageId.length > 0
-      ? { result: 'success', providerMessageId: result.messageId }
-      : { result: 'success' };
+  if (result.successful) {
+    // Without a message id the report still finds the row by its tag.
+    return result.messageId ? { result: 'accepted', providerMessageId: result.messageId } : { result: 'accepted' };
   }
   const status = typeof result.httpStatusCode === 'number' ? result.httpStatusCode : 500;
   return { result: 'provider_error', code: httpStatusCode(status), transient: isTransientStatus(status) };

@@ -3,7 +3,9 @@ import type { DatabaseProvider } from '../../db/lazy-database';
 import type { Logger } from '../../logging/logger';
 import type { Clock } from '../../ports/clock';
 import type { Random } from '../../ports/random';
-import { createAcsEmailProvider, type AcsEmailPolling } from './acs-email-provider';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry-transient';
+import { createAcsEmailProvider } from './acs-email-provider';
+import type { AcsPipelineSettings } from './acs-pipeline';
 import { createAcsSmsProvider } from './acs-sms-provider';
 import type { Channel, DeliveryProviders } from './delivery';
 import { createExpoPushProvider } from './expo-push-provider';
@@ -12,9 +14,10 @@ import type { Fetch } from './provider-http';
 
 /**
  * Chooses each channel's provider from `config.notifications`:
- * - SMS: ACS when `ACS_CONNECTION_STRING` and `ACS_SMS_FROM` are set; e-mail: ACS when
- *   `ACS_CONNECTION_STRING` and `ACS_EMAIL_SENDER` are set; otherwise, outside production, the
- *   outbox (production configuration requires all three, so it never gets there).
+ * - SMS: ACS when ACS is configured (`ACS_ENDPOINT` with the managed identity, or
+ *   `ACS_CONNECTION_STRING`) and `ACS_SMS_FROM` is set; e-mail: ACS when ACS is configured and
+ *   `ACS_EMAIL_SENDER` is set; otherwise, outside production, the outbox (production
+ *   configuration requires all of them, so it never gets there).
  * - Push: Expo, except outside production when the outbox is in use (no ACS settings) and
  *   `EXPO_PUSH_URL` still names Expo's public service: a developer machine without provider
  *   settings should not reach out to Expo, while a local fake Expo server (tests, benchmark) is
@@ -38,10 +41,13 @@ export interface CreateDeliveryProvidersOptions {
   logger: Logger;
   clock: Clock;
   random: Random;
-  /** Tests point the adapters at local fake servers through their own `fetch`. */
+  /** Tests point the Expo adapter at a local fake server through their own `fetch`. */
   fetch?: Fetch;
   requestTimeoutMs?: number;
-  emailPolling?: Partial<AcsEmailPolling>;
+  /** The ACS SDK clients' retries (default: the fan-out's `DEFAULT_RETRY_POLICY`). */
+  retry?: RetryPolicy;
+  /** Tests: extra SDK client options (a fake's certificate) or a credential for the identity path. */
+  acs?: Pick<AcsPipelineSettings, 'clientOptions' | 'credential'>;
 }
 
 /**
@@ -66,20 +72,15 @@ export function createDeliveryProviders(options: CreateDeliveryProvidersOptions)
     ? outbox('push').push
     : createExpoPushProvider({ baseUrl: notifications.expoPushUrl, accessToken: notifications.expoAccessToken, ...shared });
 
-  const { acsConnectionString, acsSmsFrom, acsEmailSender } = notifications;
-  const sms =
-    acsConnectionString && acsSmsFrom
-      ? createAcsSmsProvider({ connectionString: acsConnectionString, from: acsSmsFrom, ...shared })
-      : outbox('sms').sms;
+  const { acs, acsSmsFrom, acsEmailSender } = notifications;
+  const pipeline: AcsPipelineSettings = {
+    retry: options.retry ?? DEFAULT_RETRY_POLICY,
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...options.acs,
+  };
+  const sms = acs && acsSmsFrom ? createAcsSmsProvider({ access: acs, from: acsSmsFrom, ...pipeline }) : outbox('sms').sms;
   const email =
-    acsConnectionString && acsEmailSender
-      ? createAcsEmailProvider({
-          connectionString: acsConnectionString,
-          senderAddress: acsEmailSender,
-          ...shared,
-          ...(options.emailPolling ? { polling: options.emailPolling } : {}),
-        })
-      : outbox('email').email;
+    acs && acsEmailSender ? createAcsEmailProvider({ access: acs, senderAddress: acsEmailSender, ...pipeline }) : outbox('email').email;
 
   return {
     push,
@@ -87,8 +88,8 @@ export function createDeliveryProviders(options: CreateDeliveryProvidersOptions)
     email,
     kinds: {
       push: pushToOutbox ? 'outbox' : 'expo',
-      sms: acsConnectionString && acsSmsFrom ? 'acs' : 'outbox',
-      email: acsConnectionString && acsEmailSender ? 'acs' : 'outbox',
+      sms: acs && acsSmsFrom ? 'acs' : 'outbox',
+      email: acs && acsEmailSender ? 'acs' : 'outbox',
     },
   };
 }

@@ -10,7 +10,10 @@ export type Channel = (typeof CHANNELS)[number];
 
 /** The outcome of one delivery attempt to one recipient on one channel (`notification.delivery` result). */
 export type DeliveryOutcome =
+  /** Final: the provider took it and reports nothing more (push tickets, the outbox, a settled e-mail operation). */
   | { result: 'success'; providerMessageId?: string }
+  /** The provider took it and will send a delivery report (ACS SMS and e-mail), which names `providerMessageId`. */
+  | { result: 'accepted'; providerMessageId?: string }
   /**
    * `code`: the provider's error code or HTTP status (`http_503`), a short label safe to log.
    * `transient`: trying again later may succeed (429, 5xx, network); otherwise it never will.
@@ -42,28 +45,48 @@ export interface PushProvider {
   checkReceipts?(ticketIds: readonly string[]): Promise<Map<string, DeliveryOutcome>>;
 }
 
+/**
+ * Told about each try of one message's send (the provider SDK retries inside its pipeline): the
+ * delivery lines carry `tries`, and each retry gets its warn line.
+ */
+export interface SendObserver {
+  /** Tries made so far; the adapter counts up. */
+  tries: number;
+  /** A try failed with `code` and another follows (after `failedTries` tries). */
+  onRetry?(code: string, failedTries: number): void;
+}
+
 export interface SmsMessage {
   /** E.164 phone number. */
   to: string;
   text: string;
+  /** Echoed by the provider's delivery report: names the ledger row (`smsReportTag`). No personal data. */
+  tag?: string;
   /** Which announcement this is, for the development outbox's record and log line; providers ignore it. */
   announcementId?: string;
 }
 
 export interface SmsProvider {
-  send(message: SmsMessage): Promise<DeliveryOutcome>;
+  send(message: SmsMessage, observer?: SendObserver): Promise<DeliveryOutcome>;
 }
 
 export interface EmailMessage {
   to: string;
   subject: string;
   text: string;
+  /** The provider operation id to use (a UUID chosen from the ledger row), so the report finds its row. */
+  operationId?: string;
   /** Which announcement this is, for the development outbox's record and log line; providers ignore it. */
   announcementId?: string;
 }
 
 export interface EmailProvider {
-  send(message: EmailMessage): Promise<DeliveryOutcome>;
+  send(message: EmailMessage, observer?: SendObserver): Promise<DeliveryOutcome>;
+  /**
+   * Asks once for the end state of an accepted message's operation (the settle timer, when no
+   * report came): a final outcome, or `'running'`. Absent on providers without operations (the outbox).
+   */
+  operationOutcome?(operationId: string): Promise<DeliveryOutcome | 'running'>;
 }
 
 export interface DeliveryProviders {

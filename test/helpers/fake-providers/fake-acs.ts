@@ -1,13 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { acsSignatureProblem } from './acs-signature-check';
+import { RepeatabilityLedger } from './acs-repeatability';
 import { RecipientScripts, startFakeHttpServer, type FakeRequest, type FakeResponse } from './fake-http';
 
 /**
  * A local stand-in for Azure Communication Services' SMS (`POST /sms`, api-version 2021-03-07)
- * and e-mail (`POST /emails:send` and `GET /emails/operations/{id}`, api-version 2023-03-31) REST
- * APIs. Every request must carry a valid HMAC-SHA256 signature made with the connection string's
- * key, else 401 `Denied`, as ACS answers. Error messages quote the address, as ACS's may, so tests
- * prove adapters never pass them on.
+ * and e-mail (`POST /emails:send`, `GET /emails/operations/{id}`, api-versions 2023-03-31 and 2025-09-01) REST APIs,
+ * as the official SDKs call them. Every request must authenticate as ACS checks it: an HMAC-SHA256
+ * signature made with the connection string's key, or (`bearerTokens`) an Entra ID bearer token
+ * issued for `https://communication.azure.com` — else 401 `Denied`. Repeatable requests are honoured
+ * as ACS documents them: an SMS recipient's `repeatabilityRequestId` / `repeatabilityFirstSent`, the
+ * e-mail send's `Repeatability-Request-Id` / `Repeatability-First-Sent` headers; a repeat within 5
+ * minutes gets the first answer and sends nothing. Error messages quote the address, as ACS's may,
+ * so tests prove adapters never pass them on.
  */
 
 export type AcsSmsBehaviour =
@@ -15,26 +20,34 @@ export type AcsSmsBehaviour =
   /** 202, but this recipient's result fails with this `httpStatusCode` (400: unusable number; 429; 500). */
   | { recipientStatus: number }
   /** The whole request answers this status. */
-  | { httpStatus: number; retryAfterSeconds?: number };
+  | { httpStatus: number; retryAfterSeconds?: number }
+  /** The message is sent, then the connection drops before the answer (a repeat must not send again). */
+  | 'lost_answer';
 
 export type AcsEmailBehaviour =
   | 'ok'
-  /** Accepted, then the operation fails with `EmailDroppedAllRecipientsSuppressed` (a hard-bounced address). */
+  /** Accepted; the operation then fails with `EmailDroppedAllRecipientsSuppressed` (an address ACS suppresses). */
   | 'hard_bounce'
   /** 400 `BadRequest`: the address is not one. */
   | 'invalid_address'
   /** Accepted, then the operation fails with this error code. */
   | { operationError: string }
   /** The send request answers this status. */
-  | { httpStatus: number; retryAfterSeconds?: number };
+  | { httpStatus: number; retryAfterSeconds?: number }
+  /** Accepted, then the connection drops before the answer. */
+  | 'lost_answer';
 
 export interface FakeAcsOptions {
   /** Milliseconds before each answer (the benchmark's provider latency). */
   delayMs?: number;
   /** Status polls an accepted e-mail stays `Running` for before its end state. Default 1. */
   emailPollsUntilDone?: number;
-  /** The `retry-after` (seconds) sent while an e-mail operation runs. Default 0. */
+  /** The `retry-after` (seconds) sent while an e-mail operation runs (ACS documents 20 on the first status check). */
   emailRetryAfterSeconds?: number;
+  /** HTTPS with this key pair (the bearer path: the SDK sends tokens over TLS only). */
+  tls?: { key: Buffer; cert: Buffer };
+  /** Bearer tokens accepted besides the HMAC signature (the fake managed identity's). */
+  bearerTokens?: () => ReadonlySet<string>;
 }
 
 export interface SmsDelivery {
@@ -42,6 +55,8 @@ export interface SmsDelivery {
   to: string;
   message: unknown;
   messageId: string;
+  enableDeliveryReport: unknown;
+  tag: unknown;
 }
 
 export interface EmailDelivery {
@@ -50,22 +65,33 @@ export interface EmailDelivery {
   subject: unknown;
   plainText: unknown;
   operationId: string;
+  /** The end state of its operation. */
+  end: 'Succeeded' | 'Failed';
 }
 
 export interface FakeAcs {
-  /** The resource endpoint (`http://127.0.0.1:<port>`). */
+  /** The resource endpoint (`http(s)://127.0.0.1:<port>`). */
   endpoint: string;
   /** `endpoint=…;accesskey=…` for `ACS_CONNECTION_STRING`. */
   connectionString: string;
   scriptSms(phone: string, ...behaviours: AcsSmsBehaviour[]): void;
   scriptEmail(address: string, ...behaviours: AcsEmailBehaviour[]): void;
-  /** SMS the service accepted for a recipient (`successful: true`). */
+  /** SMS the service accepted for a recipient (`successful: true`), each once. */
   readonly smsDeliveries: SmsDelivery[];
-  /** E-mails accepted that end `Succeeded`. */
+  /** E-mails accepted (every operation started), each once. */
   readonly emailDeliveries: EmailDelivery[];
   smsTo(phone: string): SmsDelivery[];
   emailsTo(address: string): EmailDelivery[];
-  readonly requests: { sms: number; emailSend: number; emailStatus: number; rejectedSignatures: number };
+  readonly requests: {
+    sms: number;
+    emailSend: number;
+    emailStatus: number;
+    rejectedSignatures: number;
+    bearer: number;
+    /** Requests answered from the repeatability ledger (nothing sent again). */
+    repeats: number;
+  };
+  /** The authentication headers seen, by scheme (tests check the identity path really used tokens). */
   setDelay(ms: number): void;
   /** Forgets scripts, records and counts, and restores the start-up delay. */
   reset(): void;
@@ -73,9 +99,11 @@ export interface FakeAcs {
 }
 
 const SMS_API_VERSIONS = new Set(['2021-03-07']);
-const EMAIL_API_VERSIONS = new Set(['2023-03-31']);
+/** 2023-03-31: the first GA version; 2025-09-01: what `@azure/communication-email` 1.1 speaks. */
+const EMAIL_API_VERSIONS = new Set(['2023-03-31', '2025-09-01']);
 const E164 = /^\+[1-9]\d{6,14}$/;
 const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Operation {
   id: string;
@@ -92,7 +120,9 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
   const smsDeliveries: SmsDelivery[] = [];
   const emailDeliveries: EmailDelivery[] = [];
   const operations = new Map<string, Operation>();
-  const requests = { sms: 0, emailSend: 0, emailStatus: 0, rejectedSignatures: 0 };
+  const smsRepeats = new RepeatabilityLedger<Record<string, unknown>>();
+  const emailRepeats = new RepeatabilityLedger<FakeResponse>();
+  const requests = { sms: 0, emailSend: 0, emailStatus: 0, rejectedSignatures: 0, bearer: 0, repeats: 0 };
   let origin = '';
 
   const error = (status: number, code: string, message: string, headers?: Record<string, string>): FakeResponse => ({
@@ -108,35 +138,49 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
       retryAfterSeconds === undefined ? undefined : { 'retry-after': String(retryAfterSeconds) },
     );
 
-  const sendSms = (body: Record<string, unknown>): FakeResponse => {
+  const sendSms = (body: Record<string, unknown>, bodyText: string): FakeResponse => {
     requests.sms += 1;
     const recipients = body.smsRecipients;
+    const sendOptions = (body.smsSendOptions ?? {}) as Record<string, unknown>;
     if (typeof body.from !== 'string' || typeof body.message !== 'string' || !Array.isArray(recipients)) {
       return error(400, 'BadRequest', 'from, smsRecipients and message are required.');
     }
     if (recipients.length < 1 || recipients.length > 100) return error(400, 'BadRequest', 'Between 1 and 100 recipients.');
-    const phones = recipients.map((recipient) => String((recipient as { to?: unknown }).to));
-    for (const phone of phones) {
-      const behaviour = smsScripts.peek(phone);
-      if (typeof behaviour === 'object' && 'httpStatus' in behaviour) {
-        smsScripts.advance(phone);
+    if (typeof sendOptions.enableDeliveryReport !== 'boolean') return error(400, 'BadRequest', 'smsSendOptions.enableDeliveryReport is required.');
+    let lostAnswer = false;
+    for (const recipient of recipients as Record<string, unknown>[]) {
+      const behaviour = smsScripts.peek(String(recipient.to));
+      if (typeof behaviour === 'object' && 'httpStatus' in behaviour && smsRepeats.lookup(recipient, bodyText) === undefined) {
+        smsScripts.advance(String(recipient.to));
         return statusError(behaviour.httpStatus, behaviour.retryAfterSeconds);
       }
     }
-    const value = phones.map((to) => {
+    const value = (recipients as Record<string, unknown>[]).map((recipient) => {
+      const to = String(recipient.to);
+      const repeat = smsRepeats.lookup(recipient, bodyText);
+      if (repeat?.kind === 'refused') return { to, httpStatusCode: repeat.status, successful: false, repeatabilityResult: 'rejected' };
+      if (repeat?.kind === 'repeat') {
+        requests.repeats += 1;
+        return repeat.answer;
+      }
       const behaviour = smsScripts.peek(to);
       smsScripts.advance(to);
+      let item: Record<string, unknown>;
       if (!E164.test(to)) {
-        return { to, httpStatusCode: 400, successful: false, errorMessage: `Invalid To phone number format: ${to}` };
+        item = { to, httpStatusCode: 400, successful: false, errorMessage: `Invalid To phone number format: ${to}` };
+      } else if (typeof behaviour === 'object' && 'recipientStatus' in behaviour) {
+        item = { to, httpStatusCode: behaviour.recipientStatus, successful: false, errorMessage: `Message to ${to} failed.` };
+      } else {
+        const messageId = `Outgoing_${randomUUID().replaceAll('-', '')}_noam`;
+        smsDeliveries.push({ from: body.from, to, message: body.message, messageId, enableDeliveryReport: sendOptions.enableDeliveryReport, tag: sendOptions.tag });
+        item = { to, messageId, httpStatusCode: 202, successful: true };
+        if (behaviour === 'lost_answer') lostAnswer = true;
       }
-      if (typeof behaviour === 'object' && 'recipientStatus' in behaviour) {
-        return { to, httpStatusCode: behaviour.recipientStatus, successful: false, errorMessage: `Message to ${to} failed.` };
-      }
-      const messageId = `Outgoing_${randomUUID().replaceAll('-', '')}_noam`;
-      smsDeliveries.push({ from: body.from, to, message: body.message, messageId });
-      return { to, messageId, httpStatusCode: 202, successful: true };
+      const answer = { ...item, ...(recipient.repeatabilityRequestId ? { repeatabilityResult: 'accepted' } : {}) };
+      smsRepeats.remember(recipient, bodyText, answer);
+      return answer;
     });
-    return { status: 202, json: { value } };
+    return lostAnswer ? { status: 202, destroy: true } : { status: 202, json: { value } };
   };
 
   const operationBody = (operation: Operation) =>
@@ -149,23 +193,38 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
   const runningHeaders = (operation: Operation): Record<string, string> =>
     operation.pollsLeft > 0 ? { 'retry-after': String(options.emailRetryAfterSeconds ?? 0) } : {};
 
-  const sendEmail = (body: Record<string, unknown>): FakeResponse => {
+  const sendEmail = (request: FakeRequest, body: Record<string, unknown>): FakeResponse => {
     requests.emailSend += 1;
+    const repeatHeaders = { repeatabilityRequestId: header(request, 'repeatability-request-id'), repeatabilityFirstSent: header(request, 'repeatability-first-sent') };
+    const repeat = emailRepeats.lookup(repeatHeaders, request.body.toString('utf8'));
+    if (repeat?.kind === 'refused') return error(repeat.status, 'PreconditionFailed', 'Repeatability-First-Sent is outside the tracked window.');
+    if (repeat?.kind === 'repeat') {
+      requests.repeats += 1;
+      return repeat.answer;
+    }
+    const answer = newEmail(request, body);
+    // A 5xx is not remembered: ACS executes the repeat again (its documented table).
+    if (answer.status < 500) emailRepeats.remember(repeatHeaders, request.body.toString('utf8'), { ...answer, destroy: false });
+    return answer;
+  };
+
+  const newEmail = (request: FakeRequest, body: Record<string, unknown>): FakeResponse => {
     const to = (body.recipients as { to?: unknown } | undefined)?.to;
     const content = body.content as { subject?: unknown; plainText?: unknown } | undefined;
     if (typeof body.senderAddress !== 'string' || !Array.isArray(to) || to.length === 0 || typeof content?.subject !== 'string') {
       return error(400, 'BadRequest', 'senderAddress, recipients.to and content.subject are required.');
     }
+    const requestedId = header(request, 'operation-id');
+    if (requestedId !== undefined && !UUID.test(requestedId)) return error(400, 'BadRequest', 'Operation-Id must be a GUID.');
     const address = String((to[0] as { address?: unknown }).address);
     const behaviour = emailScripts.peek(address);
     emailScripts.advance(address);
-    if (typeof behaviour === 'object' && 'httpStatus' in behaviour) {
-      return statusError(behaviour.httpStatus, behaviour.retryAfterSeconds);
-    }
+    if (typeof behaviour === 'object' && 'httpStatus' in behaviour) return statusError(behaviour.httpStatus, behaviour.retryAfterSeconds);
     if (behaviour === 'invalid_address' || !EMAIL_ADDRESS.test(address)) {
       return error(400, 'BadRequest', `Invalid format for email address: ${address}`);
     }
-    const id = randomUUID();
+    const id = requestedId ?? randomUUID();
+    if (operations.has(id)) return error(409, 'Conflict', 'An operation with this Operation-Id exists.');
     const end: Operation['end'] =
       behaviour === 'hard_bounce'
         ? { status: 'Failed', code: 'EmailDroppedAllRecipientsSuppressed', message: `Message dropped because all recipients were suppressed: ${address}` }
@@ -174,16 +233,12 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
           : { status: 'Succeeded' };
     const operation: Operation = { id, pollsLeft: options.emailPollsUntilDone ?? 1, end };
     operations.set(id, operation);
-    if (end.status === 'Succeeded') {
-      emailDeliveries.push({ senderAddress: body.senderAddress, to: address, subject: content.subject, plainText: content.plainText, operationId: id });
-    }
+    emailDeliveries.push({ senderAddress: body.senderAddress, to: address, subject: content.subject, plainText: content.plainText, operationId: id, end: end.status });
     return {
       status: 202,
-      headers: {
-        'operation-location': `${origin}/emails/operations/${id}?api-version=2023-03-31`,
-        ...runningHeaders(operation),
-      },
+      headers: { 'operation-location': `${origin}/emails/operations/${id}?api-version=${new URL(request.url, 'http://fake').searchParams.get('api-version') ?? ''}`, ...runningHeaders(operation) },
       json: operationBody(operation),
+      destroy: behaviour === 'lost_answer',
     };
   };
 
@@ -195,30 +250,36 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
     return { status: 200, headers: runningHeaders(operation), json: operationBody(operation) };
   };
 
+  const authenticated = (request: FakeRequest): boolean => {
+    const authorization = header(request, 'authorization') ?? '';
+    if (authorization.startsWith('Bearer ')) {
+      const ok = options.bearerTokens?.().has(authorization.slice('Bearer '.length)) ?? false;
+      if (ok) requests.bearer += 1;
+      return ok;
+    }
+    return acsSignatureProblem(request, accessKey) === undefined;
+  };
+
   const handle = (request: FakeRequest): FakeResponse => {
-    if (acsSignatureProblem(request, accessKey) !== undefined) {
+    if (!authenticated(request)) {
       requests.rejectedSignatures += 1;
       return error(401, 'Denied', 'Denied by the resource provider.');
     }
     const url = new URL(request.url, 'http://fake');
     const apiVersion = url.searchParams.get('api-version') ?? '';
-    const json = (): Record<string, unknown> => JSON.parse(request.body.toString('utf8') || '{}') as Record<string, unknown>;
-    if (request.method === 'POST' && url.pathname === '/sms') {
-      return SMS_API_VERSIONS.has(apiVersion) ? sendSms(json()) : error(400, 'UnsupportedApiVersion', 'Unsupported api-version.');
-    }
-    if (request.method === 'POST' && url.pathname === '/emails:send') {
-      return EMAIL_API_VERSIONS.has(apiVersion) ? sendEmail(json()) : error(400, 'UnsupportedApiVersion', 'Unsupported api-version.');
-    }
+    const bodyText = request.body.toString('utf8');
+    const json = (): Record<string, unknown> => JSON.parse(bodyText || '{}') as Record<string, unknown>;
+    const unsupported = () => error(400, 'UnsupportedApiVersion', 'Unsupported api-version.');
+    if (request.method === 'POST' && url.pathname === '/sms') return SMS_API_VERSIONS.has(apiVersion) ? sendSms(json(), bodyText) : unsupported();
+    if (request.method === 'POST' && url.pathname === '/emails:send') return EMAIL_API_VERSIONS.has(apiVersion) ? sendEmail(request, json()) : unsupported();
     const statusPath = /^\/emails\/operations\/([^/]+)$/.exec(url.pathname);
     if (request.method === 'GET' && statusPath) {
-      return EMAIL_API_VERSIONS.has(apiVersion)
-        ? emailStatus(decodeURIComponent(statusPath[1] ?? ''))
-        : error(400, 'UnsupportedApiVersion', 'Unsupported api-version.');
+      return EMAIL_API_VERSIONS.has(apiVersion) ? emailStatus(decodeURIComponent(statusPath[1] ?? '')) : unsupported();
     }
     return error(404, 'NotFound', 'Not found.');
   };
 
-  const server = await startFakeHttpServer(handle, () => delayMs);
+  const server = await startFakeHttpServer(handle, () => delayMs, options.tls ? { tls: options.tls } : {});
   origin = server.origin;
 
   return {
@@ -241,8 +302,15 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
       smsDeliveries.length = 0;
       emailDeliveries.length = 0;
       operations.clear();
-      Object.assign(requests, { sms: 0, emailSend: 0, emailStatus: 0, rejectedSignatures: 0 });
+      smsRepeats.clear();
+      emailRepeats.clear();
+      Object.assign(requests, { sms: 0, emailSend: 0, emailStatus: 0, rejectedSignatures: 0, bearer: 0, repeats: 0 });
     },
     close: server.close,
   };
+}
+
+function header(request: FakeRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }

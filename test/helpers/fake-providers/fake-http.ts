@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { gunzipSync, gzipSync, inflateSync } from 'node:zlib';
@@ -19,6 +20,8 @@ export interface FakeResponse {
   status: number;
   headers?: Record<string, string>;
   json?: unknown;
+  /** The request was handled, but its connection drops before any answer (a lost response). */
+  destroy?: boolean;
 }
 
 export interface FakeHttpServer {
@@ -36,11 +39,12 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 export async function startFakeHttpServer(
   handle: (request: FakeRequest) => FakeResponse | Promise<FakeResponse>,
   delayMs: () => number,
-  options: { gzipResponses?: boolean } = {},
+  options: { gzipResponses?: boolean; tls?: { key: Buffer; cert: Buffer } } = {},
 ): Promise<FakeHttpServer> {
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     void answer(req, res);
-  });
+  };
+  const server: Server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }, listener) : createServer(listener);
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     let response: FakeResponse;
     try {
@@ -53,6 +57,10 @@ export async function startFakeHttpServer(
     }
     const wait = delayMs();
     if (wait > 0) await delay(wait);
+    if (response.destroy) {
+      req.socket.destroy();
+      return;
+    }
     const text = response.json === undefined ? '' : JSON.stringify(response.json);
     const gzip = options.gzipResponses === true && text.length > 0 && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
     res.writeHead(response.status, {
@@ -70,7 +78,7 @@ export async function startFakeHttpServer(
   });
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

@@ -6,6 +6,7 @@ import * as announcements from './0004-announcements';
 import * as notifications from './0005-notifications';
 import * as notificationOutbox from './0006-notification-outbox';
 import * as canonicalIdentifiers from './0007-canonical-identifiers';
+import * as deliveryReports from './0008-delivery-reports';
 
 /** SQLite's migrations, in order; names match `../mssql/index.ts` one for one. */
 export const sqliteMigrations: readonly MigrationDefinition[] = [
@@ -16,4 +17,5 @@ export const sqliteMigrations: readonly MigrationDefinition[] = [
   { name: '0005-notifications', up: notifications.up, down: notifications.down },
   { name: '0006-notification-outbox', up: notificationOutbox.up, down: notificationOutbox.down },
   { name: '0007-canonical-identifiers', up: canonicalIdentifiers.up, down: canonicalIdentifiers.down },
+  { name: '0008-delivery-reports', up: deliveryReports.up, down: deliveryReports.down },
 ];

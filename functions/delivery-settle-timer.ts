@@ -1,0 +1,22 @@
+import { app, type Timer } from '@azure/functions';
+import { backgroundHandler } from '../shared/background/background-handler';
+import { appServices } from '../shared/composition-root';
+import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout-services';
+import { settleAcceptedDeliveries } from '../shared/notifications/reports/settle-accepted-deliveries';
+
+/**
+ * On `DELIVERY_SETTLE_SCHEDULE` (every 15 minutes): settles SMS and e-mail deliveries whose report
+ * never came (an e-mail's operation is asked once), and forgets old provider event ids.
+ */
+const deps = appFanoutDeps();
+
+export const settleDeliveries = backgroundHandler<Timer>(
+  'delivery-settle-timer',
+  deps,
+  async () => {
+    await settleAcceptedDeliveries(deps);
+  },
+  { service: FANOUT_SERVICE_NAME },
+);
+
+app.timer('delivery-settle-timer', { schedule: appServices().config.schedules.deliverySettle, handler: settleDeliveries });

@@ -1,0 +1,86 @@
+import type { SqlExecutor } from '../../database';
+
+/**
+ * What the providers report after a send (issue 9):
+ * - NotificationDeliveries gains `accepted` (handed to the provider, its delivery report still to
+ *   come) and the reported end states `delivered` and `failed`. SQLite cannot change a CHECK
+ *   constraint in place, so the table is rebuilt. Two indexes serve the reports: an e-mail report
+ *   names only its operation id (`providerMessageId`), and the settle timer reads old `accepted` rows.
+ * - SmsOptOuts keeps both the last STOP and the last START of a number, so reports that arrive out
+ *   of order still leave the later keyword in force: a START row may exist without a STOP.
+ * - ProviderEvents: the ids of provider events already applied, so a redelivered event changes
+ *   nothing twice.
+ */
+export async function up(tx: SqlExecutor): Promise<void> {
+  await tx.execute(`
+    CREATE TABLE NotificationDeliveries_new (
+      announcementId TEXT NOT NULL REFERENCES Announcements (id),
+      userId TEXT NOT NULL REFERENCES Users (id),
+      channel TEXT NOT NULL CHECK (channel IN ('push', 'sms', 'email')),
+      result TEXT NOT NULL CHECK (result IN ('pending', 'accepted', 'success', 'delivered', 'failed', 'provider_error', 'hard_bounce', 'stale_token', 'opted_out', 'budget_exceeded')),
+      attempts INTEGER NOT NULL CHECK (attempts >= 1),
+      providerCode TEXT NULL,
+      providerMessageId TEXT NULL,
+      claimedUntil TEXT NULL,
+      createdAt TEXT NOT NULL,
+      updatedAt TEXT NOT NULL,
+      PRIMARY KEY (announcementId, userId, channel)
+    ) STRICT`);
+  await tx.execute('INSERT INTO NotificationDeliveries_new SELECT * FROM NotificationDeliveries');
+  await tx.execute('DROP TABLE NotificationDeliveries');
+  await tx.execute('ALTER TABLE NotificationDeliveries_new RENAME TO NotificationDeliveries');
+  await tx.execute('CREATE INDEX IX_NotificationDeliveries_announcementId_result ON NotificationDeliveries (announcementId, result)');
+  await tx.execute('CREATE INDEX IX_NotificationDeliveries_channel_providerMessageId ON NotificationDeliveries (channel, providerMessageId)');
+  await tx.execute('CREATE INDEX IX_NotificationDeliveries_result_updatedAt ON NotificationDeliveries (result, updatedAt)');
+
+  await tx.execute(`
+    CREATE TABLE SmsOptOuts_new (
+      phone TEXT NOT NULL PRIMARY KEY,
+      optedOutAt TEXT NULL,
+      optedInAt TEXT NULL
+    ) STRICT`);
+  await tx.execute('INSERT INTO SmsOptOuts_new (phone, optedOutAt, optedInAt) SELECT phone, optedOutAt, NULL FROM SmsOptOuts');
+  await tx.execute('DROP TABLE SmsOptOuts');
+  await tx.execute('ALTER TABLE SmsOptOuts_new RENAME TO SmsOptOuts');
+
+  await tx.execute(`
+    CREATE TABLE ProviderEvents (
+      eventId TEXT NOT NULL PRIMARY KEY,
+      eventType TEXT NOT NULL,
+      receivedAt TEXT NOT NULL
+    ) STRICT`);
+  await tx.execute('CREATE INDEX IX_ProviderEvents_receivedAt ON ProviderEvents (receivedAt)');
+}
+
+export async function down(tx: SqlExecutor): Promise<void> {
+  await tx.execute('DROP TABLE ProviderEvents');
+  await tx.execute("DELETE FROM SmsOptOuts WHERE optedOutAt IS NULL OR (optedInAt IS NOT NULL AND optedInAt >= optedOutAt)");
+  await tx.execute(`
+    CREATE TABLE SmsOptOuts_old (
+      phone TEXT NOT NULL PRIMARY KEY,
+      optedOutAt TEXT NOT NULL
+    ) STRICT`);
+  await tx.execute('INSERT INTO SmsOptOuts_old (phone, optedOutAt) SELECT phone, optedOutAt FROM SmsOptOuts');
+  await tx.execute('DROP TABLE SmsOptOuts');
+  await tx.execute('ALTER TABLE SmsOptOuts_old RENAME TO SmsOptOuts');
+  await tx.execute("UPDATE NotificationDeliveries SET result = 'success' WHERE result IN ('accepted', 'delivered')");
+  await tx.execute("UPDATE NotificationDeliveries SET result = 'provider_error' WHERE result = 'failed'");
+  await tx.execute(`
+    CREATE TABLE NotificationDeliveries_old (
+      announcementId TEXT NOT NULL REFERENCES Announcements (id),
+      userId TEXT NOT NULL REFERENCES Users (id),
+      channel TEXT NOT NULL CHECK (channel IN ('push', 'sms', 'email')),
+      result TEXT NOT NULL CHECK (result IN ('pending', 'success', 'provider_error', 'hard_bounce', 'stale_token', 'opted_out', 'budget_exceeded')),
+      attempts INTEGER NOT NULL CHECK (attempts >= 1),
+      providerCode TEXT NULL,
+      providerMessageId TEXT NULL,
+      claimedUntil TEXT NULL,
+      createdAt TEXT NOT NULL,
+      updatedAt TEXT NOT NULL,
+      PRIMARY KEY (announcementId, userId, channel)
+    ) STRICT`);
+  await tx.execute('INSERT INTO NotificationDeliveries_old SELECT * FROM NotificationDeliveries');
+  await tx.execute('DROP TABLE NotificationDeliveries');
+  await tx.execute('ALTER TABLE NotificationDeliveries_old RENAME TO NotificationDeliveries');
+  await tx.execute('CREATE INDEX IX_NotificationDeliveries_announcementId_result ON NotificationDeliveries (announcementId, result)');
+}

@@ -1,0 +1,167 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CommonClientOptions } from '@azure/core-client';
+import type { PipelinePolicy, PipelineRequest } from '@azure/core-rest-pipeline';
+import type { TokenCredential } from '@azure/core-auth';
+import type { AcsAccess } from '../../config';
+import type { RetryPolicy } from '../retry-transient';
+import { MAX_IN_INVOCATION_WAIT_MS } from '../retry-transient';
+import type { DeliveryOutcome, SendObserver } from './delivery';
+import { DEFAULT_REQUEST_TIMEOUT_MS, httpStatusCode, isTransientStatus, safeLabel } from './provider-http';
+
+/**
+ * What the ACS SMS and e-mail clients share: how they authenticate (the managed identity in Azure,
+ * a connection string locally), the SDK pipeline's retries, a per-try timeout that the SDK retries
+ * like a dropped connection, the observer that counts tries for the delivery lines, and the mapping
+ * of SDK errors to delivery outcomes. Retries happen inside the SDK's pipeline on purpose: it
+ * resends the very same request, so ACS's repeatability ids (SMS: per recipient in the body; e-mail:
+ * the `Repeatability-*` headers) make a retried request that ACS already took a no-op.
+ */
+
+export interface AcsPipelineSettings {
+  retry: RetryPolicy;
+  /** One try's limit; a try that takes longer is retried like a dropped connection. */
+  requestTimeoutMs?: number;
+  /**
+   * Options merged into the SDK client's (tests: `tlsOptions` trusting a local fake's certificate).
+   * Production passes nothing.
+   */
+  clientOptions?: CommonClientOptions;
+  /** The credential of the identity path; default: the managed identity (`clientId`) or `DefaultAzureCredential`. */
+  credential?: TokenCredential;
+}
+
+/** The longest one message's send may take, tries and waits included: then it counts as a transient failure. */
+export function sendBudgetMs(settings: AcsPipelineSettings): number {
+  const perTry = settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  return perTry * settings.retry.tries + MAX_IN_INVOCATION_WAIT_MS * (settings.retry.tries - 1);
+}
+
+/** The SDK constructor's arguments: `(connectionString)` or `(endpoint, credential)`. */
+export function acsClientArguments(access: AcsAccess, settings: AcsPipelineSettings): [string] | [string, TokenCredential] {
+  if (access.kind === 'connection-string') return [access.connectionString];
+  return [access.endpoint, settings.credential ?? managedIdentity(access.clientId)];
+}
+
+function managedIdentity(clientId: string | undefined): TokenCredential {
+  // Loaded on first use, like the storage SDK: it is a large share of a cold start.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const identity = require('@azure/identity') as typeof import('@azure/identity');
+  return clientId ? new identity.ManagedIdentityCredential({ clientId }) : new identity.DefaultAzureCredential();
+}
+
+/** The client options: the retry policy as the SDK's, the try policy, and `extraPolicies` (per call). */
+export function acsClientOptions(
+  settings: AcsPipelineSettings & { access: AcsAccess },
+  extraPolicies: PipelinePolicy[] = [],
+): CommonClientOptions {
+  const given = settings.clientOptions ?? {};
+  const loopback = isLoopbackHttp(settings.access.endpoint);
+  return {
+    // The SDKs refuse plain HTTP; a local stand-in on this machine (development, tests) speaks it.
+    // Configuration refuses an http:// endpoint in production.
+    ...(loopback ? { allowInsecureConnection: true } : {}),
+    ...given,
+    retryOptions: {
+      maxRetries: Math.max(0, settings.retry.tries - 1),
+      retryDelayInMs: settings.retry.firstDelayMs,
+      maxRetryDelayInMs: MAX_IN_INVOCATION_WAIT_MS,
+    },
+    additionalPolicies: [
+      ...(given.additionalPolicies ?? []),
+      ...extraPolicies.map((policy) => ({ policy, position: 'perCall' as const })),
+      { policy: tryPolicy(settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS), position: 'perRetry' as const },
+    ],
+  };
+}
+
+/** True for an `http://` endpoint on this machine: a local stand-in, never a real ACS resource. */
+export function isLoopbackHttp(endpoint: string): boolean {
+  try {
+    const url = new URL(endpoint);
+    return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+interface ObservedSend extends SendObserver {
+  lastFailure?: string;
+}
+
+const observed = new AsyncLocalStorage<ObservedSend>();
+
+/** Runs one message's send with `observer` told of each try (the SDK's retries included). */
+export function observeTries<T>(observer: SendObserver | undefined, send: () => Promise<T>): Promise<T> {
+  return observed.run(observer ?? { tries: 0 }, send);
+}
+
+/** Marks an error as a timed-out try, which the SDK's retry strategy treats as a dropped connection. */
+class TryTimeoutError extends Error {
+  override readonly name = 'RestError';
+  readonly code = 'ETIMEDOUT';
+  constructor(readonly request: PipelineRequest) {
+    super('the provider did not answer in time');
+  }
+}
+
+/**
+ * Per try: counts it for the observer (reporting the failure being retried), and bounds it by
+ * `timeoutMs`. The SDK's own `timeout` ends a try with an AbortError, which it never retries; this
+ * policy's timeout error is retried, and the retry resends the same repeatable request.
+ */
+function tryPolicy(timeoutMs: number): PipelinePolicy {
+  return {
+    name: 'acsDeliveryTry',
+    async sendRequest(request, next) {
+      // A request cancelled before it is sent (the e-mail status poll the send path cuts off) is no try.
+      if (request.abortSignal?.aborted) return next(request);
+      const observer = observed.getStore();
+      if (observer) {
+        if (observer.tries > 0) observer.onRetry?.(observer.lastFailure ?? 'unknown', observer.tries);
+        observer.tries += 1;
+      }
+      const outer = request.abortSignal;
+      const thisTry = new AbortController();
+      const abort = (): void => thisTry.abort();
+      outer?.addEventListener('abort', abort);
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        thisTry.abort();
+      }, timeoutMs);
+      request.abortSignal = thisTry.signal;
+      try {
+        const response = await next(request);
+        if (observer && response.status >= 400) observer.lastFailure = httpStatusCode(response.status);
+        return response;
+      } catch (error) {
+        if (timedOut && !outer?.aborted) {
+          if (observer) observer.lastFailure = 'timeout';
+          throw new TryTimeoutError(request);
+        }
+        if (observer) observer.lastFailure = 'network';
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        outer?.removeEventListener('abort', abort);
+        request.abortSignal = outer;
+      }
+    },
+  };
+}
+
+/**
+ * The outcome of a send the SDK gave up on: its HTTP status decides (408/429/5xx transient, other
+ * codes permanent), with ACS's error code when it sent one; no status (a timeout, a dropped
+ * connection, the send's budget spent) is transient. Error messages are never read: ACS's may
+ * quote the address.
+ */
+export function acsFailure(error: unknown): Extract<DeliveryOutcome, { result: 'provider_error' }> {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number') {
+    const code = safeLabel((error as { code?: unknown }).code) ?? httpStatusCode(status);
+    return { result: 'provider_error', code, transient: isTransientStatus(status) };
+  }
+  const code = (error as { code?: unknown } | null)?.code === 'ETIMEDOUT' || (error as Error | null)?.name === 'AbortError' ? 'timeout' : 'network';
+  return { result: 'provider_error', code, transient: true };
+}

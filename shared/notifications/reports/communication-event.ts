@@ -1,0 +1,110 @@
+import { z } from 'zod';
+
+/**
+ * The Azure Communication Services events the `communication-events` function takes, read from
+ * what the Event Grid trigger hands over: an event in the Event Grid schema (`id`, `eventType`,
+ * `eventTime`, `data`, ...) or in the CloudEvents 1.0 schema (`id`, `type`, `time`, `data`,
+ * `specversion`). Field names and values follow the documented ACS event shapes
+ * (learn.microsoft.com, "Azure Communication Services as an Event Grid source"). Addresses, numbers
+ * and message texts pass through here to be applied; none of them is ever logged.
+ */
+
+export const SMS_DELIVERY_REPORT = 'Microsoft.Communication.SMSDeliveryReportReceived';
+export const SMS_RECEIVED = 'Microsoft.Communication.SMSReceived';
+export const EMAIL_DELIVERY_REPORT = 'Microsoft.Communication.EmailDeliveryReportReceived';
+
+/** The event types the function applies; others are acknowledged and left alone. */
+export const COMMUNICATION_EVENT_TYPES = [SMS_DELIVERY_REPORT, SMS_RECEIVED, EMAIL_DELIVERY_REPORT] as const;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** I-JSON text (RFC 7493): no lone surrogates, bounded. */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => !LONE_SURROGATE.test(value), 'not well-formed Unicode');
+const instant = text(64).refine((value) => !Number.isNaN(Date.parse(value)), 'not a date-time');
+
+const envelopeSchema = z.union([
+  z.object({ id: text(128).min(1), eventType: text(256).min(1), eventTime: instant, data: z.unknown() }),
+  z.object({ id: text(128).min(1), type: text(256).min(1), time: instant.optional(), specversion: z.literal('1.0'), data: z.unknown() }),
+]);
+
+const smsDeliveryReportSchema = z.object({
+  messageId: text(128).min(1),
+  deliveryStatus: text(64).min(1),
+  receivedTimestamp: instant.optional(),
+  tag: text(256).optional(),
+});
+
+const smsReceivedSchema = z.object({
+  messageId: text(128).min(1),
+  from: text(64).min(1),
+  message: text(4096),
+  receivedTimestamp: instant,
+});
+
+const emailDeliveryReportSchema = z.object({
+  messageId: text(128).min(1),
+  recipient: text(320).min(1),
+  status: text(64).min(1),
+  deliveryAttemptTimestamp: instant.optional(),
+});
+
+export type CommunicationEvent = { id: string; type: string; time: string } & (
+  | { kind: 'sms_delivery_report'; data: z.infer<typeof smsDeliveryReportSchema> }
+  | { kind: 'sms_received'; data: z.infer<typeof smsReceivedSchema> }
+  | { kind: 'email_delivery_report'; data: z.infer<typeof emailDeliveryReportSchema> }
+  | { kind: 'other' }
+);
+
+export type ParsedCommunicationEvent =
+  | { ok: true; event: CommunicationEvent }
+  /** `reason` names what is wrong (a field path), never a value; `type` when the envelope was readable. */
+  | { ok: false; reason: string; type?: string };
+
+/** Reads one trigger input; a malformed event is refused with the reason, never thrown. */
+export function parseCommunicationEvent(input: unknown): ParsedCommunicationEvent {
+  const envelope = envelopeSchema.safeParse(typeof input === 'string' ? parseJson(input) : input);
+  if (!envelope.success) return { ok: false, reason: `envelope: ${problemOf(envelope.error)}` };
+  const raw = envelope.data;
+  const type = 'eventType' in raw ? raw.eventType : raw.type;
+  const when = 'eventType' in raw ? raw.eventTime : raw.time;
+  const base = { id: raw.id, type, time: new Date(when ?? Date.now()).toISOString() };
+  switch (type) {
+    case SMS_DELIVERY_REPORT: {
+      const parsed = smsDeliveryReportSchema.safeParse(raw.data);
+      return parsed.success ? { ok: true, event: { ...base, kind: 'sms_delivery_report', data: parsed.data } } : refused(type, parsed.error);
+    }
+    case SMS_RECEIVED: {
+      const parsed = smsReceivedSchema.safeParse(raw.data);
+      return parsed.success ? { ok: true, event: { ...base, kind: 'sms_received', data: parsed.data } } : refused(type, parsed.error);
+    }
+    case EMAIL_DELIVERY_REPORT: {
+      const parsed = emailDeliveryReportSchema.safeParse(raw.data);
+      return parsed.success ? { ok: true, event: { ...base, kind: 'email_delivery_report', data: parsed.data } } : refused(type, parsed.error);
+    }
+    default:
+      return { ok: true, event: { ...base, kind: 'other' } };
+  }
+}
+
+function refused(type: string, error: z.ZodError): ParsedCommunicationEvent {
+  return { ok: false, type, reason: `data: ${problemOf(error)}` };
+}
+
+/** The first problem as `path: message` (zod's messages name the expected type, never the value). */
+function problemOf(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  return `${issue.path.join('.') || '(root)'}: ${issue.code}`;
+}
+
+function parseJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}

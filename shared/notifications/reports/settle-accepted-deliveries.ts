@@ -1,0 +1,92 @@
+import { acceptedBefore, settleReportedDelivery, type AcceptedDelivery, type ReportedResult } from '../delivery-ledger';
+import { markEmailHardBounce } from '../email-hard-bounces';
+import type { FanoutDeps } from '../fanout-deps';
+
+/**
+ * The fallback for delivery reports that never come (a lost Event Grid delivery, a carrier that
+ * reports nothing), so no ledger row stays `accepted` for ever:
+ * - an e-mail accepted over an hour ago gets one status request for its operation: `Succeeded` →
+ *   `success` (sent, no report), `Failed` → `failed` or `hard_bounce`; an operation still running
+ *   after a day → `failed` (`no_final_status`); a failed request leaves the row for the next run;
+ * - an SMS accepted over two days ago → `success` (`no_report`): ACS has no status request for SMS;
+ * - provider event ids older than a week are forgotten (Event Grid retries for at most a day).
+ */
+
+/** How long an e-mail's report may take before its operation is asked (ACS reports within minutes). */
+export const EMAIL_REPORT_WAIT_MS = 60 * 60 * 1000;
+/** An e-mail operation still running after this long is given up on. */
+export const EMAIL_OPERATION_LIMIT_MS = 24 * 60 * 60 * 1000;
+/** How long an SMS's delivery report may take (carriers may report a day late). */
+export const SMS_REPORT_WAIT_MS = 48 * 60 * 60 * 1000;
+/** Provider event ids are kept well past Event Grid's retry window of 24 hours. */
+export const PROVIDER_EVENTS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
+/** Rows looked at per channel and run. */
+export const SETTLE_BATCH = 500;
+
+export interface SettleRun {
+  settled: number;
+  stillWaiting: number;
+  eventIdsForgotten: number;
+}
+
+export type SettleDeps = Pick<FanoutDeps, 'database' | 'providers' | 'logger' | 'telemetry' | 'clock'>;
+
+/** One run of the settle timer. */
+export async function settleAcceptedDeliveries(deps: SettleDeps, limit = SETTLE_BATCH): Promise<SettleRun> {
+  const db = await deps.database.get();
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const run: SettleRun = { settled: 0, stillWaiting: 0, eventIdsForgotten: 0 };
+  const settle = async (row: AcceptedDelivery, result: ReportedResult, providerCode: string): Promise<void> => {
+    const key = await settleReportedDelivery(db, { key: row }, { result, providerCode }, at);
+    if (!key) return;
+    run.settled += 1;
+    deps.telemetry.trackEvent('notification.delivery', { channel: row.channel, result });
+    const level = result === 'success' ? 'info' : 'warn';
+    deps.logger[level](
+      { announcementId: row.announcementId, recipientUserId: row.userId, channel: row.channel, result, providerCode, source: 'settle' },
+      'accepted delivery settled without a report',
+    );
+  };
+
+  for (const row of await acceptedBefore(db, 'sms', new Date(now.getTime() - SMS_REPORT_WAIT_MS).toISOString(), limit)) {
+    await settle(row, 'success', 'no_report');
+  }
+
+  const readOperation = deps.providers.email.operationOutcome?.bind(deps.providers.email);
+  for (const row of await acceptedBefore(db, 'email', new Date(now.getTime() - EMAIL_REPORT_WAIT_MS).toISOString(), limit)) {
+    if (!readOperation || !row.providerMessageId) {
+      await settle(row, 'success', 'no_report');
+      continue;
+    }
+    const outcome = await readOperation(row.providerMessageId);
+    if (outcome === 'running' || (outcome.result === 'provider_error' && outcome.transient)) {
+      if (outcome === 'running' && Date.parse(row.updatedAt) <= now.getTime() - EMAIL_OPERATION_LIMIT_MS) {
+        await settle(row, 'failed', 'no_final_status');
+      } else {
+        run.stillWaiting += 1;
+      }
+      continue;
+    }
+    switch (outcome.result) {
+      case 'hard_bounce': {
+        const [user] = await db.query<{ email: string | null }>('SELECT email FROM Users WHERE id = @userId', { userId: row.userId });
+        if (user?.email) await markEmailHardBounce(db, user.email, outcome.code, at);
+        await settle(row, 'hard_bounce', outcome.code);
+        break;
+      }
+      case 'provider_error':
+      case 'stale_token':
+        await settle(row, 'failed', outcome.code);
+        break;
+      default:
+        await settle(row, 'success', 'no_report');
+    }
+  }
+
+  run.eventIdsForgotten = await db.execute('DELETE FROM ProviderEvents WHERE receivedAt < @before', {
+    before: new Date(now.getTime() - PROVIDER_EVENTS_KEPT_MS).toISOString(),
+  });
+  deps.logger.info({ ...run }, 'accepted deliveries checked');
+  return run;
+}
