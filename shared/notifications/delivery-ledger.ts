@@ -186,7 +186,7 @@ export async function settleReportedDelivery(
     'key' in target
       ? await db.query<DeliveryKey & { result: string }>(
           `SELECT announcementId, userId, channel, result FROM NotificationDeliveries WHERE ${KEY}`,
-          { ...target.key },
+          { announcementId: target.key.announcementId, userId: target.key.userId, channel: target.key.channel },
         )
       : await db.query<DeliveryKey & { result: string }>(
           `SELECT announcementId, userId, channel, result FROM NotificationDeliveries

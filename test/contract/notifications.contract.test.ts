@@ -1,3 +1,4 @@
+import { describeDeliveryReportsContract } from './delivery-reports-contract';
 import { describeNotificationAudienceContract } from './notification-audience-contract';
 import { describeNotificationDeliveryContract } from './notification-delivery-contract';
 import { describeOnEveryEngine } from './test-databases';
@@ -5,4 +6,5 @@ import { describeOnEveryEngine } from './test-databases';
 describeOnEveryEngine('Notification stores contract', (name, factory) => {
   describeNotificationDeliveryContract(name, factory);
   describeNotificationAudienceContract(name, factory);
+  describeDeliveryReportsContract(name, factory);
 });

@@ -15,6 +15,7 @@ import type { TestDatabase, TestDatabaseFactory } from './test-databases';
  * foreign keys on both engines. AuditLog is left out: it is append-only, and no store here writes it.
  */
 const STORE_TABLES = [
+  'ProviderEvents',
   'PushTickets',
   'NotificationDeliveries',
   'SmsMonthlySpend',

@@ -4,6 +4,9 @@ import { FanoutError } from '../../shared/notifications/fanout-error';
 import { runFanoutInProcess } from '../../shared/notifications/run-fanout';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness } from './fanout-harness';
 import { transient500 } from './notification-fixtures';
+import { applyCommunicationEvent } from '../../shared/notifications/reports/apply-communication-event';
+import { smsSegments } from '../../shared/notifications/sms-segments';
+import { smsReceived } from '../helpers/fake-providers/acs-events';
 
 /**
  * The fan-out use case in process: splitting, batch delivery, the ledger against redelivery,
@@ -89,12 +92,12 @@ describe('a batch message', () => {
     const rows = await deliveriesOf(f.db, announcement.id);
     expect(rows.map((row) => `${row.userId}/${row.channel}/${row.result}`).sort()).toEqual(
       [
-        `${everyone[0]?.user.id}/email/success`,
+        `${everyone[0]?.user.id}/email/accepted`,
         `${everyone[0]?.user.id}/push/success`,
-        `${everyone[0]?.user.id}/sms/success`,
-        `${everyone[1]?.user.id}/email/success`,
+        `${everyone[0]?.user.id}/sms/accepted`,
+        `${everyone[1]?.user.id}/email/accepted`,
         `${everyone[2]?.user.id}/push/success`,
-        `${everyone[2]?.user.id}/sms/success`,
+        `${everyone[2]?.user.id}/sms/accepted`,
       ].sort(),
     );
     expect(f.providers.accepted.push.map((m) => m.to).sort()).toEqual([...(everyone[0]?.tokens ?? []), ...(everyone[2]?.tokens ?? [])].sort());
@@ -103,10 +106,10 @@ describe('a batch message', () => {
     expect(f.providers.accepted.sms[0]?.text).toBe(`${announcement.title}\n${announcement.body}`);
     const attempts = lines('delivery attempt');
     expect(attempts).toHaveLength(6);
-    expect(attempts.every((line) => line.level === 'info' && line.result === 'success' && line.announcementId === announcement.id)).toBe(true);
+    expect(attempts.every((line) => line.level === 'info' && ['success', 'accepted'].includes(String(line.result)) && line.announcementId === announcement.id)).toBe(true);
     // One event per SMS and e-mail, and one per push device (three devices).
     expect(f.h.telemetry.itemsOf('event', 'notification.delivery')).toHaveLength(7);
-    expect(lines('fan-out batch delivered')[0]).toMatchObject({ recipients: 3, pushResults: { success: 2 }, smsResults: { success: 2 }, emailResults: { success: 2 } });
+    expect(lines('fan-out batch delivered')[0]).toMatchObject({ recipients: 3, pushResults: { success: 2 }, smsResults: { accepted: 2 }, emailResults: { accepted: 2 } });
   });
 
   it('sends nothing twice when the same messages are delivered again', async () => {
@@ -118,32 +121,33 @@ describe('a batch message', () => {
     for (const message of [...f.queue.messages]) await f.handle(message);
     await f.fanOut(announcement.id);
     expect({ push: f.providers.calls.push.length, sms: f.providers.calls.sms.length, email: f.providers.calls.email.length }).toEqual(sent);
-    expect((await deliveriesOf(f.db, announcement.id)).every((row) => row.result === 'success' && row.attempts === 1)).toBe(true);
+    expect((await deliveriesOf(f.db, announcement.id)).every((row) => ['success', 'accepted'].includes(row.result) && row.attempts === 1)).toBe(true);
   });
 
-  it('retries a provider 500 after 200 ms and sends once', async () => {
+  it('logs a warn line per retry the provider makes inside its send, and records the send once', async () => {
     const reader = await f.recipient({ email: true });
-    f.providers.script(reader.email as string, transient500, { result: 'success', providerMessageId: 'after-retry' });
+    f.providers.script(reader.email as string, transient500, { result: 'accepted', providerMessageId: 'after-retry' });
     const announcement = await f.announcement(['email']);
     expect(await f.fanOut(announcement.id)).toEqual([]);
     expect(f.providers.calls.email).toHaveLength(2);
     expect(f.providers.accepted.email).toHaveLength(1);
-    expect(f.sleep.waits).toEqual([200]);
+    expect(f.sleep.waits).toEqual([]);
     expect(lines('delivery attempt failed; retrying')).toEqual([
-      expect.objectContaining({ level: 'warn', channel: 'email', providerCode: 'http_500', failedTries: 1, delayMs: 200 }),
+      expect.objectContaining({ level: 'warn', channel: 'email', providerCode: 'http_500', failedTries: 1 }),
     ]);
+    expect(lines('delivery attempt')).toEqual([expect.objectContaining({ level: 'info', result: 'accepted', tries: 2 })]);
     expect(await deliveriesOf(f.db, announcement.id)).toEqual([
-      expect.objectContaining({ result: 'success', providerMessageId: 'after-retry', attempts: 1 }),
+      expect.objectContaining({ result: 'accepted', providerMessageId: 'after-retry', attempts: 1 }),
     ]);
   });
 
   it('leaves a delivery that keeps failing to the redelivered message, which then sends it once', async () => {
     const reader = await f.recipient({ phone: true });
-    f.providers.script(reader.phone as string, transient500, transient500, transient500, { result: 'success' });
+    f.providers.script(reader.phone as string, transient500, transient500, transient500, { result: 'accepted' });
     const announcement = await f.announcement(['sms']);
     const [error] = await f.fanOut(announcement.id);
     expect((error as FanoutError).errorCode).toBe('delivery_incomplete');
-    expect(f.sleep.waits).toEqual([200, 800]);
+    expect(lines('delivery attempt failed; retrying')).toHaveLength(2);
     expect(await deliveriesOf(f.db, announcement.id)).toEqual([expect.objectContaining({ result: 'pending', attempts: 1, providerCode: 'http_500' })]);
     expect(lines('delivery attempt')).toEqual([
       expect.objectContaining({ level: 'error', result: 'provider_error', providerCode: 'http_500', transient: true, errorCode: 'provider_error', stack: expect.any(String) }),
@@ -153,7 +157,9 @@ describe('a batch message', () => {
     await f.handle(f.queue.messages.at(-1));
     expect(f.providers.calls.sms).toHaveLength(4);
     expect(f.providers.accepted.sms).toHaveLength(1);
-    expect(await deliveriesOf(f.db, announcement.id)).toEqual([expect.objectContaining({ result: 'success', attempts: 2 })]);
+    expect(await deliveriesOf(f.db, announcement.id)).toEqual([expect.objectContaining({ result: 'accepted', attempts: 2 })]);
+    // The spend reserved for the failed send was given back: one message is counted.
+    expect(f.h.rows('SELECT messages FROM SmsMonthlySpend')).toEqual([{ messages: 1 }]);
   });
 
   it('records a permanent provider error once, at error level with the provider code, without retrying', async () => {
@@ -249,17 +255,24 @@ describe('SMS', () => {
     expect(f.h.telemetry.itemsOf('event', 'notification.delivery').map((i) => i.properties)).toEqual([{ channel: 'sms', result: 'opted_out' }]);
   });
 
-  it("stores the provider's STOP report and checks it before the next SMS", async () => {
+  it('applies a STOP reply before the next SMS, START takes it back; the SMS is priced by its segments', async () => {
     const reader = await f.recipient({ phone: true });
-    f.providers.script(reader.phone as string, { result: 'provider_error', code: 'opted_out', transient: false });
+    const stop = smsReceived(reader.phone as string, '+18005550100', ' stop ', f.h.clock.now());
+    expect(await applyCommunicationEvent(stop, f.deps)).toMatchObject({ outcome: 'applied', result: 'sms_stop' });
     const first = await f.announcement(['sms']);
     await f.fanOut(first.id);
-    expect(f.h.rows('SELECT phone FROM SmsOptOuts')).toEqual([{ phone: reader.phone }]);
+    expect(f.providers.calls.sms).toHaveLength(0);
     expect(await deliveriesOf(f.db, first.id)).toEqual([expect.objectContaining({ result: 'opted_out', providerCode: 'provider_stop' })]);
+    expect(lines('sms suppressed: recipient opted out')).toEqual([expect.objectContaining({ reason: 'provider_stop' })]);
+
+    f.h.clock.advance(60_000);
+    await applyCommunicationEvent(smsReceived(reader.phone as string, '+18005550100', 'START', f.h.clock.now()), f.deps);
     const second = await f.announcement(['sms']);
     await f.fanOut(second.id);
     expect(f.providers.calls.sms).toHaveLength(1);
-    expect(await deliveriesOf(f.db, second.id)).toEqual([expect.objectContaining({ result: 'opted_out', providerCode: 'provider_stop' })]);
+    expect(f.providers.calls.sms[0]?.tag).toBe(`${second.id}/${reader.user.id}`);
+    const { segments } = smsSegments(f.providers.calls.sms[0]?.text ?? '');
+    expect(f.h.rows('SELECT spentMicroUsd, messages FROM SmsMonthlySpend')).toEqual([{ spentMicroUsd: segments * 7500, messages: 1 }]);
   });
 
   it('warns once at 80 % of the monthly cap and records budget_exceeded past it', async () => {
@@ -271,12 +284,12 @@ describe('SMS', () => {
       expect(await capped.fanOut(announcement.id)).toEqual([]);
       expect(capped.providers.accepted.sms).toHaveLength(5);
       const results = (await deliveriesOf(capped.db, announcement.id)).map((row) => row.result);
-      expect(results.filter((r) => r === 'success')).toHaveLength(5);
+      expect(results.filter((r) => r === 'accepted')).toHaveLength(5);
       expect(results.filter((r) => r === 'budget_exceeded')).toHaveLength(2);
       expect(capped.h.sink.withMessage('sms spend reached 80% of the monthly cap')).toEqual([
         expect.objectContaining({ level: 'warn', month: '2031-03', spentUsd: 0.04, capUsd: 0.05 }),
       ]);
-      expect(capped.h.sink.withMessage('sms monthly spend cap reached; no more sms this month')).toHaveLength(1);
+      expect(capped.h.sink.withMessage('sms monthly spend cap reached; messages that would cross it are not sent')).toHaveLength(1);
       expect(capped.h.sink.withMessage('sms suppressed: monthly spend cap reached')).toHaveLength(2);
 
       capped.h.clock.set('2031-04-01T00:00:00.000Z');
@@ -310,6 +323,6 @@ describe('runFanoutInProcess', () => {
     for (let n = 0; n < 8; n += 1) await f.recipient();
     const announcement = await f.announcement();
     const run = await runFanoutInProcess(announcement.id, f.deps, { parallelBatches: 2 });
-    expect(run).toMatchObject({ recipients: 8, batches: 3, failedBatches: [], tally: { push: { success: 8 }, sms: { success: 8 }, email: { success: 8 } } });
+    expect(run).toMatchObject({ recipients: 8, batches: 3, failedBatches: [], tally: { push: { success: 8 }, sms: { accepted: 8 }, email: { accepted: 8 } } });
   });
 });

@@ -11,6 +11,7 @@ import type {
   DeliveryProviders,
   EmailMessage,
   PushMessage,
+  SendObserver,
   SmsMessage,
 } from '../../shared/notifications/providers/delivery';
 import type { Section, User } from '../../shared/users/user';
@@ -107,6 +108,9 @@ export interface ScriptedProviders extends DeliveryProviders {
 }
 
 /** In-memory providers of the three channels with per-address scripted answers. */
+/** Tries the ACS adapters make per message (the SDK pipeline's retries included). */
+export const ADAPTER_TRIES = 3;
+
 export function scriptedProviders(): ScriptedProviders {
   const scripts = new Map<string, DeliveryOutcome[]>();
   const calls: ScriptedProviders['calls'] = { push: [], sms: [], email: [] };
@@ -115,12 +119,25 @@ export function scriptedProviders(): ScriptedProviders {
   const receiptRequests: string[][] = [];
   const accepted: ScriptedProviders['accepted'] = { push: [], sms: [], email: [] };
   let ids = 0;
-  const answer = (address: string): DeliveryOutcome => {
+  const answer = (address: string, fallback: 'success' | 'accepted' = 'success'): DeliveryOutcome => {
     const queue = scripts.get(address);
     const next = queue && queue.length > 1 ? queue.shift() : queue?.[0];
     if (next) return next;
     ids += 1;
-    return { result: 'success', providerMessageId: `msg-${ids}` };
+    return { result: fallback, providerMessageId: `msg-${ids}` };
+  };
+  /**
+   * SMS and e-mail as the ACS adapters answer: `accepted` by default, and transient failures retried
+   * inside the adapter (3 tries, as the SDK pipeline), each retry told to the observer.
+   */
+  const acsLike = (address: string, observer: SendObserver | undefined, call: () => void): DeliveryOutcome => {
+    for (;;) {
+      call();
+      const outcome = answer(address, 'accepted');
+      const tries = observer ? (observer.tries += 1) : 1;
+      if (outcome.result !== 'provider_error' || !outcome.transient || tries >= ADAPTER_TRIES) return outcome;
+      observer?.onRetry?.(outcome.code, tries);
+    }
   };
   return {
     calls,
@@ -153,18 +170,16 @@ export function scriptedProviders(): ScriptedProviders {
       },
     },
     sms: {
-      async send(message) {
-        calls.sms.push(message);
-        const outcome = answer(message.to);
-        if (outcome.result === 'success') accepted.sms.push(message);
+      async send(message, observer) {
+        const outcome = acsLike(message.to, observer, () => calls.sms.push(message));
+        if (outcome.result === 'accepted' || outcome.result === 'success') accepted.sms.push(message);
         return outcome;
       },
     },
     email: {
-      async send(message) {
-        calls.email.push(message);
-        const outcome = answer(message.to);
-        if (outcome.result === 'success') accepted.email.push(message);
+      async send(message, observer) {
+        const outcome = acsLike(message.to, observer, () => calls.email.push(message));
+        if (outcome.result === 'accepted' || outcome.result === 'success') accepted.email.push(message);
         return outcome;
       },
     },

@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { insertAnnouncement } from '../../shared/announcements/announcement-store';
+import type { Database } from '../../shared/db/database';
+import { createLogger } from '../../shared/logging/logger';
+import {
+  acceptedBefore,
+  claimDeliveries,
+  deliveriesOf,
+  finishDelivery,
+  settleReportedDelivery,
+  type DeliveryKey,
+} from '../../shared/notifications/delivery-ledger';
+import { isEmailHardBounced } from '../../shared/notifications/email-hard-bounces';
+import { emailOperationId } from '../../shared/notifications/email-operation-id';
+import type { DeliveryProviders, EmailProvider } from '../../shared/notifications/providers/delivery';
+import { applyCommunicationEvent } from '../../shared/notifications/reports/apply-communication-event';
+import { settleAcceptedDeliveries } from '../../shared/notifications/reports/settle-accepted-deliveries';
+import { smsOptOutOf } from '../../shared/notifications/sms-opt-outs';
+import { manualClock } from '../../shared/ports/clock';
+import { createInMemoryTelemetry } from '../../shared/telemetry/in-memory';
+import { insertUser } from '../../shared/users/user-store';
+import { asCloudEvent, emailDeliveryReport, smsDeliveryReport, smsReceived } from '../helpers/fake-providers/acs-events';
+import type { EmailDelivery, SmsDelivery } from '../helpers/fake-providers/fake-acs';
+import { LogSink } from '../helpers/log-sink';
+import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
+import type { TestDatabaseFactory } from './test-databases';
+
+const NOW = '2031-06-01T08:00:00.000Z';
+const ANNOUNCEMENT = numberedId(7, 'a');
+const PHONE = '+15550107000';
+const EMAIL = 'reader.seven@example.test';
+const SENDER = 'DoNotReply@notifications.example.test';
+
+async function seed(db: Database): Promise<{ sms: DeliveryKey; email: DeliveryKey }> {
+  await insertUser(db, { ...adultUser(7), phone: PHONE, email: EMAIL });
+  await insertAnnouncement(db, {
+    id: ANNOUNCEMENT,
+    authorId: numberedId(7),
+    title: 't',
+    body: 'b',
+    channels: ['sms', 'email'],
+    status: 'published',
+    rejectionReason: null,
+    createdAt: NOW,
+    updatedAt: NOW,
+    submittedAt: NOW,
+    reviewedAt: NOW,
+    reviewedBy: numberedId(7),
+    publishedAt: NOW,
+    publishedBy: numberedId(7),
+    fanoutEnqueuedAt: NOW,
+  });
+  return {
+    sms: { announcementId: ANNOUNCEMENT, userId: numberedId(7), channel: 'sms' },
+    email: { announcementId: ANNOUNCEMENT, userId: numberedId(7), channel: 'email' },
+  };
+}
+
+const smsSent = (messageId: string, tag?: string): SmsDelivery => ({
+  from: '+18005550100',
+  to: PHONE,
+  message: 't',
+  messageId,
+  enableDeliveryReport: true,
+  tag,
+});
+const emailSent = (operationId: string): EmailDelivery => ({ senderAddress: SENDER, to: EMAIL, subject: 't', plainText: 'b', operationId, end: 'Succeeded' });
+
+/**
+ * What the delivery reports do to the stores (issue 9): the ledger's `accepted` rows settled by
+ * report or by the settle timer, the reply keywords, the bounce list, and each event applied once.
+ */
+export function describeDeliveryReportsContract(name: string, factory: TestDatabaseFactory): void {
+  describe(`Delivery reports: ${name}`, () => {
+    const database = migratedDatabasePerSuite(factory);
+    const harness = (emailProvider?: Partial<EmailProvider>) => {
+      const sink = new LogSink();
+      const clock = manualClock(NOW);
+      const telemetry = createInMemoryTelemetry();
+      const providers = { email: { send: async () => ({ result: 'accepted' as const }), ...emailProvider } } as unknown as DeliveryProviders;
+      const deps = {
+        database: { get: async () => database() },
+        logger: createLogger({ service: 'notifications', level: 'debug', destination: sink }),
+        telemetry,
+        clock,
+        providers,
+      };
+      return { deps, sink, clock, telemetry };
+    };
+    const accept = async (key: DeliveryKey, providerMessageId?: string) => {
+      const db = database();
+      const planned = key.channel === 'email' ? { ...key, plannedMessageId: emailOperationId(key) } : key;
+      expect(await claimDeliveries(db, [planned], NOW, isoAfter(NOW, 300_000))).toEqual(['claimed']);
+      await finishDelivery(db, key, { result: 'accepted', providerMessageId }, NOW);
+    };
+    const resultOf = async (key: DeliveryKey) =>
+      (await deliveriesOf(database(), ANNOUNCEMENT)).find((row) => row.channel === key.channel);
+
+    it('settles an accepted SMS by its tag and an e-mail by its planned operation id; a second report changes nothing', async () => {
+      const keys = await seed(database());
+      await accept(keys.sms, 'Outgoing_1');
+      await accept(keys.email, emailOperationId(keys.email));
+      const { deps, telemetry } = harness();
+      const delivered = smsDeliveryReport(smsSent('Outgoing_1', `${ANNOUNCEMENT}/${numberedId(7)}`), 'Delivered');
+      expect(await applyCommunicationEvent(delivered, deps)).toMatchObject({ outcome: 'applied', result: 'delivered', key: keys.sms });
+      const failedLater = smsDeliveryReport(smsSent('Outgoing_1', `${ANNOUNCEMENT}/${numberedId(7)}`), 'Failed');
+      expect(await applyCommunicationEvent(failedLater, deps)).toMatchObject({ outcome: 'no_change', why: 'unmatched' });
+      expect(await applyCommunicationEvent(delivered, deps)).toMatchObject({ outcome: 'duplicate' });
+      const email = emailDeliveryReport(emailSent(emailOperationId(keys.email)), 'Delivered');
+      expect(await applyCommunicationEvent(asCloudEvent(email), deps)).toMatchObject({ outcome: 'applied', result: 'delivered', key: keys.email });
+      expect(await resultOf(keys.sms)).toMatchObject({ result: 'delivered', providerMessageId: 'Outgoing_1', claimedUntil: null });
+      expect(await resultOf(keys.email)).toMatchObject({ result: 'delivered' });
+      expect(telemetry.itemsOf('event', 'notification.delivery').map((item) => item.properties)).toEqual([
+        { channel: 'sms', result: 'delivered' },
+        { channel: 'email', result: 'delivered' },
+      ]);
+    });
+
+    it("keeps a report that overtook the send: the send's own `accepted` does not overwrite it", async () => {
+      const keys = await seed(database());
+      const db = database();
+      await claimDeliveries(db, [{ ...keys.email, plannedMessageId: emailOperationId(keys.email) }], NOW, isoAfter(NOW, 300_000));
+      const { deps } = harness();
+      await applyCommunicationEvent(emailDeliveryReport(emailSent(emailOperationId(keys.email)), 'Bounced'), deps);
+      await finishDelivery(db, keys.email, { result: 'accepted', providerMessageId: emailOperationId(keys.email) }, isoAfter(NOW, 1));
+      expect(await resultOf(keys.email)).toMatchObject({ result: 'hard_bounce', providerCode: 'Bounced' });
+      expect(await isEmailHardBounced(db, EMAIL.toUpperCase())).toBe(true);
+    });
+
+    it('settles by message id when an SMS report has no tag, and leaves reports for unknown messages alone', async () => {
+      const keys = await seed(database());
+      await accept(keys.sms, 'Outgoing_2');
+      const { deps } = harness();
+      expect(await applyCommunicationEvent(smsDeliveryReport(smsSent('Outgoing_2'), 'Failed'), deps)).toMatchObject({ result: 'failed' });
+      expect(await resultOf(keys.sms)).toMatchObject({ result: 'failed', providerCode: 'Failed' });
+      expect(await applyCommunicationEvent(smsDeliveryReport(smsSent('Outgoing_unknown'), 'Delivered'), deps)).toMatchObject({ outcome: 'no_change' });
+      expect(await settleReportedDelivery(database(), { channel: 'sms', providerMessageId: 'Outgoing_2' }, { result: 'delivered' }, NOW)).toBeUndefined();
+    });
+
+    it('applies STOP and START by their send time whatever order they arrive in, each event once', async () => {
+      const db = database();
+      await seed(db);
+      const { deps } = harness();
+      const start = smsReceived(PHONE, '+18005550100', 'Start', new Date(isoAfter(NOW, 60_000)));
+      const stop = smsReceived(PHONE, '+18005550100', 'STOP', new Date(NOW));
+      expect(await applyCommunicationEvent(start, deps)).toMatchObject({ outcome: 'applied', result: 'sms_start' });
+      expect(await applyCommunicationEvent(stop, deps)).toMatchObject({ outcome: 'applied', result: 'sms_stop' });
+      expect(await smsOptOutOf(db, numberedId(7), PHONE)).toBeUndefined();
+      const stopAgain = smsReceived(PHONE, '+18005550100', 'unsubscribe.', new Date(isoAfter(NOW, 120_000)));
+      await applyCommunicationEvent(stopAgain, deps);
+      await applyCommunicationEvent(start, deps);
+      expect(await smsOptOutOf(db, numberedId(7), PHONE)).toBe('provider_stop');
+      expect(await applyCommunicationEvent(smsReceived(PHONE, '+18005550100', 'Stop sending me bake sale news'), deps)).toMatchObject({
+        outcome: 'no_change',
+        why: 'not_a_keyword',
+      });
+    });
+
+    it('refuses malformed events and acknowledges other types, with lines that name no value', async () => {
+      await seed(database());
+      const { deps, sink } = harness();
+      const broken = smsReceived(PHONE, '+18005550100', 'STOP');
+      delete (broken.data as { receivedTimestamp?: unknown }).receivedTimestamp;
+      expect(await applyCommunicationEvent(broken, deps)).toMatchObject({ outcome: 'refused', reason: 'data: receivedTimestamp: invalid_type' });
+      expect(await applyCommunicationEvent({ ...broken, id: 'x'.repeat(200) }, deps)).toMatchObject({ outcome: 'refused' });
+      expect(await applyCommunicationEvent('not json', deps)).toMatchObject({ outcome: 'refused' });
+      expect(await applyCommunicationEvent({ ...broken, data: { ...broken.data, message: 'ok \uD800' } }, deps)).toMatchObject({ outcome: 'refused' });
+      const other = { ...broken, eventType: 'Microsoft.Communication.ChatMessageReceived', data: {} };
+      expect(await applyCommunicationEvent(other, deps)).toEqual({ outcome: 'ignored', type: 'Microsoft.Communication.ChatMessageReceived' });
+      expect(sink.raw.join('\n')).not.toContain(PHONE.slice(1));
+      expect(await database().query('SELECT eventId FROM ProviderEvents')).toEqual([]);
+    });
+
+    it('settles what never got a report: an e-mail by asking its operation once, an old SMS as sent; old event ids are forgotten', async () => {
+      const keys = await seed(database());
+      await accept(keys.sms, 'Outgoing_3');
+      await accept(keys.email, emailOperationId(keys.email));
+      await applyCommunicationEvent(smsReceived(PHONE, '+18005550100', 'START', new Date(NOW)), harness().deps);
+      const asked: string[] = [];
+      const { deps, clock } = harness({
+        operationOutcome: async (id) => {
+          asked.push(id);
+          return asked.length === 1 ? 'running' : { result: 'hard_bounce', code: 'EmailDroppedAllRecipientsSuppressed' };
+        },
+      });
+      clock.set(isoAfter(NOW, 2 * 60 * 60 * 1000));
+      expect(await settleAcceptedDeliveries(deps)).toEqual({ settled: 0, stillWaiting: 1, eventIdsForgotten: 0 });
+      clock.set(isoAfter(NOW, 3 * 24 * 60 * 60 * 1000));
+      expect(await settleAcceptedDeliveries(deps)).toEqual({ settled: 2, stillWaiting: 0, eventIdsForgotten: 0 });
+      expect(asked).toEqual([emailOperationId(keys.email), emailOperationId(keys.email)]);
+      expect(await resultOf(keys.sms)).toMatchObject({ result: 'success', providerCode: 'no_report' });
+      expect(await resultOf(keys.email)).toMatchObject({ result: 'hard_bounce' });
+      expect(await isEmailHardBounced(database(), EMAIL)).toBe(true);
+      expect(await acceptedBefore(database(), 'email', isoAfter(NOW, 10 ** 10), 10)).toEqual([]);
+      clock.set(isoAfter(NOW, 8 * 24 * 60 * 60 * 1000));
+      expect(await settleAcceptedDeliveries(deps)).toMatchObject({ eventIdsForgotten: 1 });
+    });
+  });
+}
