@@ -6,7 +6,9 @@ import type { RunningAzurite } from '../../devhost/azurite';
 import type { ApiClient } from '../helpers/api-client';
 import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';
-import { startFakeProviders, type FakeProviders } from '../helpers/fake-providers/start-fake-providers';
+import { asCloudEvent, emailDeliveryReport, smsDeliveryReport, smsReceived, subscriptionValidation, type EventGridEvent } from '../helpers/fake-providers/acs-events';
+import type { EmailDelivery, SmsDelivery } from '../helpers/fake-providers/fake-acs';
+import { FAKE_SMS_FROM, startFakeProviders, type FakeProviders } from '../helpers/fake-providers/start-fake-providers';
 import type { LocalHost } from '../helpers/local-host';
 import { auditRows, readRows } from '../helpers/sqlite-reader';
 
@@ -166,6 +168,23 @@ function seedSmsSpend(spentUsd: number): void {
   }
 }
 
+/** Where Event Grid delivers to the `communication-events` function (the Functions host's webhook). */
+const eventsUrl = () => `${host.baseUrl}/runtime/webhooks/eventgrid?functionName=communication-events`;
+
+/** Posts events as Event Grid does (Event Grid schema array, or a CloudEvents batch); the host's status. */
+async function postEvents(events: readonly object[], schema: 'eventgrid' | 'cloudevents' = 'eventgrid'): Promise<number> {
+  const response = await fetch(eventsUrl(), {
+    method: 'POST',
+    headers: {
+      'aeg-event-type': 'Notification',
+      'content-type': schema === 'cloudevents' ? 'application/cloudevents-batch+json; charset=utf-8' : 'application/json',
+    },
+    body: JSON.stringify(events),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
 beforeAll(async () => {
   fakes = await startFakeProviders();
   poisonText = base64Json({ announcementId: 'not-an-announcement-id' });
@@ -260,15 +279,19 @@ describe('the fan-out', () => {
   });
 
   it('publish → one ledger row per recipient × channel, each delivered once', () => {
-    expect(rowsOf(first.id, everyone.userId)).toEqual({ push: 'success', sms: 'success', email: 'success' });
-    expect(rowsOf(first.id, mailOnly.userId)).toEqual({ email: 'success' });
-    expect(rowsOf(first.id, phoneAndDevices.userId)).toEqual({ push: 'success', sms: 'success' });
+    expect(rowsOf(first.id, everyone.userId)).toEqual({ push: 'success', sms: 'accepted', email: 'accepted' });
+    expect(rowsOf(first.id, mailOnly.userId)).toEqual({ email: 'accepted' });
+    expect(rowsOf(first.id, phoneAndDevices.userId)).toEqual({ push: 'success', sms: 'accepted' });
     expect(rowsOf(first.id, child.userId)).toEqual({ push: 'success' });
     expect(rowsOf(first.id, admin.userId)).toEqual({});
     for (const token of [...everyone.devices, ...phoneAndDevices.devices, child.device]) expect(fakes.expo.deliveriesTo(token)).toHaveLength(1);
     expect(fakes.expo.deliveriesTo(unscopedChildDevice)).toHaveLength(0);
     expect(fakes.expo.deliveriesTo(child.device)[0]).toMatchObject({ title: first.title, body: first.body, data: { announcementId: first.id } });
-    expect(fakes.acs.smsTo(everyone.phone as string)).toHaveLength(1);
+    expect(fakes.acs.smsTo(everyone.phone as string)).toEqual([
+      expect.objectContaining({ enableDeliveryReport: true, tag: `${first.id}/${everyone.userId}`, message: `${first.title}\n${first.body}` }),
+    ]);
+    // No e-mail waits for its operation: nothing but the sends reached ACS.
+    expect(fakes.acs.requests.emailStatus).toBe(0);
     expect(fakes.acs.emailsTo(mailOnly.email as string)).toEqual([expect.objectContaining({ subject: first.title, plainText: first.body })]);
 
     const initiated = linesAbout('fan-out initiated', first.id);
@@ -278,7 +301,12 @@ describe('the fan-out', () => {
     expect(initiated[0]?.recipients).toBe(new Set(ledger(first.id).map((row) => row.userId)).size);
     const attempts = linesAbout('delivery attempt', first.id);
     expect(attempts).toHaveLength(ledger(first.id).length);
-    expect(attempts.every((l) => l.level === 'info' && l.result === 'success' && typeof l.recipientUserId === 'string')).toBe(true);
+    expect(attempts.every((l) => l.level === 'info' && ['success', 'accepted'].includes(String(l.result)) && typeof l.recipientUserId === 'string')).toBe(true);
+    // Everything the queue function wrote, telemetry lines included, is a notifications line.
+    const fanoutTrace = String(initiated[0]?.traceId);
+    const traceLines = host.lines.filter((l) => l.traceId === fanoutTrace);
+    expect(traceLines.some((l) => l.message === 'telemetry event')).toBe(true);
+    expect(traceLines.every((l) => l.service === 'notifications')).toBe(true);
     const events = host.lines.filter((l) => l.message === 'telemetry event');
     expect(events.some((l) => l.event === 'notification.fanout' && (l.properties as Record<string, unknown>).announcementId === first.id)).toBe(true);
     expect(events.filter((l) => l.event === 'notification.delivery').length).toBeGreaterThanOrEqual(attempts.length);
@@ -289,18 +317,21 @@ describe('the fan-out', () => {
     await fanoutQueue().sendMessage(base64Json({ announcementId: first.id }));
     await fanOutDone(first.id, 2);
     expect({ ...fakes.expo.requests, ...fakes.acs.requests, deliveries: fakes.expo.deliveries.length }).toEqual(before);
-    expect(ledger(first.id).every((row) => row.attempts === 1 && row.result === 'success')).toBe(true);
+    expect(ledger(first.id).every((row) => row.attempts === 1 && ['success', 'accepted'].includes(row.result))).toBe(true);
   });
 
-  it('retries a provider 500 and sends once', async () => {
+  it('retries a provider 500 inside the SDK and sends once', async () => {
     const flaky = await person({ phone: true });
     fakes.acs.scriptSms(flaky.phone as string, { httpStatus: 500 }, 'ok');
     const notice = await publish(['sms']);
     await fanOutDone(notice.id);
     expect(fakes.acs.smsTo(flaky.phone as string)).toHaveLength(1);
-    expect(rowsOf(notice.id, flaky.userId)).toEqual({ sms: 'success' });
+    expect(rowsOf(notice.id, flaky.userId)).toEqual({ sms: 'accepted' });
     expect(linesAbout('delivery attempt failed; retrying', notice.id)).toEqual([
-      expect.objectContaining({ level: 'warn', recipientUserId: flaky.userId, channel: 'sms', providerCode: 'InternalServerError', delayMs: 200 }),
+      expect.objectContaining({ level: 'warn', recipientUserId: flaky.userId, channel: 'sms', providerCode: 'http_500', failedTries: 1 }),
+    ]);
+    expect(linesAbout('delivery attempt', notice.id).filter((l) => l.recipientUserId === flaky.userId)).toEqual([
+      expect.objectContaining({ result: 'accepted', tries: 2 }),
     ]);
   });
 
@@ -330,11 +361,14 @@ describe('the fan-out', () => {
     ]);
   });
 
-  it('marks a hard-bounced address and never tries it again', async () => {
+  it('marks an address whose delivery report says Bounced, and never tries it again', async () => {
     const bouncing = await person({ email: true });
     fakes.acs.scriptEmail(bouncing.email as string, 'hard_bounce');
     const notice = await publish(['email']);
     await fanOutDone(notice.id);
+    expect(rowsOf(notice.id, bouncing.userId)).toEqual({ email: 'accepted' });
+    const [sent] = fakes.acs.emailsTo(bouncing.email as string);
+    expect(await postEvents([emailDeliveryReport(sent as EmailDelivery, 'Bounced')])).toBe(202);
     expect(rowsOf(notice.id, bouncing.userId)).toEqual({ email: 'hard_bounce' });
     expect(readRows(databaseFile, 'SELECT providerCode FROM EmailHardBounces WHERE email = @email', { email: bouncing.email })).toHaveLength(1);
     const sends = fakes.acs.requests.emailSend;
@@ -350,7 +384,7 @@ describe('the fan-out', () => {
     seedSmsSpend(SMS_CAP_USD * 0.8 - SMS_UNIT_USD);
     const nearing = await publish(['sms']);
     await fanOutDone(nearing.id);
-    const sent = ledger(nearing.id).filter((row) => row.result === 'success').length;
+    const sent = ledger(nearing.id).filter((row) => row.result === 'accepted').length;
     expect(sent).toBeGreaterThanOrEqual(3);
     expect(ledger(nearing.id).some((row) => row.result === 'budget_exceeded')).toBe(false);
     const warnings = host.lines.filter((l) => l.message === 'sms spend reached 80% of the monthly cap');
@@ -361,11 +395,92 @@ describe('the fan-out', () => {
     const capped = await publish(['sms']);
     await fanOutDone(capped.id);
     const results = ledger(capped.id).map((row) => row.result);
-    expect(results.filter((result) => result === 'success')).toHaveLength(2);
+    expect(results.filter((result) => result === 'accepted')).toHaveLength(2);
     expect(results.filter((result) => result === 'budget_exceeded').length).toBe(sent - 2);
     expect(fakes.acs.smsDeliveries.filter((sms) => String(sms.message).startsWith(capped.title))).toHaveLength(2);
-    expect(host.lines.filter((l) => l.message === 'sms monthly spend cap reached; no more sms this month')).toHaveLength(1);
+    expect(host.lines.filter((l) => l.message === 'sms monthly spend cap reached; messages that would cross it are not sent')).toHaveLength(1);
     expect(linesAbout('sms suppressed: monthly spend cap reached', capped.id)).toHaveLength(sent - 2);
+  });
+});
+
+describe('delivery reports over Event Grid', () => {
+  // The spend guard's test above left this month at the cap.
+  beforeAll(() => seedSmsSpend(0));
+
+  it('answers the subscription handshakes of both schemas', async () => {
+    const validation = subscriptionValidation('3d0f7c40-5e0b-4b6b-9a51-2f5d1e9e7c11');
+    const answer = await fetch(eventsUrl(), {
+      method: 'POST',
+      headers: { 'aeg-event-type': 'SubscriptionValidation', 'content-type': 'application/json' },
+      body: JSON.stringify([validation]),
+    });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ validationResponse: '3d0f7c40-5e0b-4b6b-9a51-2f5d1e9e7c11' });
+    const options = await fetch(eventsUrl(), { method: 'OPTIONS', headers: { 'WebHook-Request-Origin': 'eventgrid.azure.net' } });
+    expect(options.status).toBe(200);
+    expect(options.headers.get('webhook-allowed-origin')).toBe('eventgrid.azure.net');
+  });
+
+  it('settles SMS and e-mail by their reports in either schema; duplicates and late reports change nothing', async () => {
+    const reader = await person({ email: true, phone: true });
+    const notice = await publish(['sms', 'email']);
+    await fanOutDone(notice.id);
+    expect(rowsOf(notice.id, reader.userId)).toEqual({ sms: 'accepted', email: 'accepted' });
+    const sms = fakes.acs.smsTo(reader.phone as string)[0] as SmsDelivery;
+    const email = fakes.acs.emailsTo(reader.email as string)[0] as EmailDelivery;
+    const delivered = smsDeliveryReport(sms, 'Delivered');
+    expect(await postEvents([delivered])).toBe(202);
+    expect(await postEvents([asCloudEvent(emailDeliveryReport(email, 'Delivered'))], 'cloudevents')).toBe(202);
+    expect(rowsOf(notice.id, reader.userId)).toEqual({ sms: 'delivered', email: 'delivered' });
+    // The same event again, then a Failed report that arrives after the Delivered one.
+    expect(await postEvents([delivered, smsDeliveryReport(sms, 'Failed')])).toBe(202);
+    expect(rowsOf(notice.id, reader.userId)).toEqual({ sms: 'delivered', email: 'delivered' });
+    const applied = host.lines.filter((l) => l.message === 'communication event applied' && l.announcementId === notice.id);
+    expect(applied).toEqual([
+      expect.objectContaining({ level: 'info', service: 'notifications', channel: 'sms', result: 'delivered', recipientUserId: reader.userId }),
+      expect.objectContaining({ level: 'info', service: 'notifications', channel: 'email', result: 'delivered', recipientUserId: reader.userId }),
+    ]);
+    const events = host.lines.filter((l) => l.message === 'telemetry event' && l.event === 'notification.delivery' && l.service === 'notifications');
+    expect(events.filter((l) => (l.properties as Record<string, unknown>).result === 'delivered').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a STOP reply stops the next SMS and START brings it back, whatever order the replies arrive in', async () => {
+    const reader = await person({ phone: true });
+    const phone = reader.phone as string;
+    const at = Date.now();
+    const stop = smsReceived(phone, FAKE_SMS_FROM, 'STOP', new Date(at));
+    const start = smsReceived(phone, FAKE_SMS_FROM, 'start', new Date(at + 60_000));
+    canaries.add(stop.data.messageId as string, start.data.messageId as string);
+    expect(await postEvents([stop])).toBe(202);
+    const stopped = await publish(['sms']);
+    await fanOutDone(stopped.id);
+    expect(rowsOf(stopped.id, reader.userId)).toEqual({ sms: 'opted_out' });
+    expect(fakes.acs.smsTo(phone)).toEqual([]);
+    expect(linesAbout('sms suppressed: recipient opted out', stopped.id).filter((l) => l.recipientUserId === reader.userId)).toEqual([
+      expect.objectContaining({ reason: 'provider_stop' }),
+    ]);
+    // START, then the STOP delivered again late: the later keyword (START) stays in force.
+    expect(await postEvents([asCloudEvent(start)], 'cloudevents')).toBe(202);
+    expect(await postEvents([{ ...stop, id: `${stop.id}-redelivered` }])).toBe(202);
+    const resumed = await publish(['sms']);
+    await fanOutDone(resumed.id);
+    expect(rowsOf(resumed.id, reader.userId)).toEqual({ sms: 'accepted' });
+    expect(fakes.acs.smsTo(phone)).toHaveLength(1);
+  });
+
+  it('acknowledges a malformed event with a warn line and refuses a body that is not events', async () => {
+    const broken: EventGridEvent = smsReceived('+15550109999', FAKE_SMS_FROM, 'STOP');
+    delete (broken.data as { from?: unknown }).from;
+    expect(await postEvents([broken])).toBe(202);
+    expect(host.lines.filter((l) => l.message === 'communication event refused').at(-1)).toMatchObject({
+      level: 'warn',
+      service: 'notifications',
+      eventType: 'Microsoft.Communication.SMSReceived',
+      reason: 'data: from: invalid_type',
+    });
+    const notJson = await fetch(eventsUrl(), { method: 'POST', headers: { 'aeg-event-type': 'Notification' }, body: '{"events": [' });
+    expect(notJson.status).toBe(400);
+    expect(readRows(databaseFile, 'SELECT phone FROM SmsOptOuts WHERE phone = @phone', { phone: '+15550109999' })).toEqual([]);
   });
 });
 
