@@ -13,6 +13,12 @@ export interface FanoutRun {
   kind: 'run';
   announcementId: string;
   parallelBatches: number;
+  /**
+   * After the timed run (outside it): ask ACS once for one e-mail operation's state through the
+   * adapter's `operationOutcome` (the settle timer's path), to show the fake really keeps the
+   * operations running while the send path never polls.
+   */
+  checkEmailOperation: boolean;
 }
 
 export interface FanoutReady {
@@ -39,6 +45,8 @@ export interface FanoutDone {
   /** Log lines the worker wrote (to a sink that drops them), and how many were warn or error. */
   logLines: number;
   warnOrErrorLines: number;
+  /** `checkEmailOperation`: what the one status request after the run answered (`running`, or a result). */
+  emailOperationCheck?: string;
 }
 
 export interface FanoutFailed {

@@ -24,6 +24,36 @@ function problemsOf(env: Record<string, string>): string[] {
   return [];
 }
 
+describe('ACS access', () => {
+  const identityEnv = { ...productionEnv, ACS_CONNECTION_STRING: '', ACS_ENDPOINT: 'https://acs-prod.communication.azure.com/', AZURE_CLIENT_ID: 'client-1' };
+
+  it('reaches ACS by ACS_ENDPOINT with the managed identity in production; no connection string needed', () => {
+    expect(loadConfig(identityEnv).notifications.acs).toEqual({
+      kind: 'identity',
+      endpoint: 'https://acs-prod.communication.azure.com',
+      clientId: 'client-1',
+    });
+  });
+
+  it('requires ACS in production and refuses plain HTTP there, naming the setting, never its value', () => {
+    expect(problemsOf({ ...identityEnv, ACS_ENDPOINT: '' })).toEqual([expect.stringMatching(/^ACS_ENDPOINT: required in production/)]);
+    expect(problemsOf({ ...identityEnv, ACS_ENDPOINT: 'http://acs.example.test' })).toEqual(['ACS_ENDPOINT: must be an https:// URL in production']);
+    const plain = 'endpoint=http://acs.example.test/;accesskey=c2VjcmV0';
+    expect(problemsOf({ ...productionEnv, ACS_CONNECTION_STRING: plain })).toEqual(['ACS_CONNECTION_STRING: the endpoint must be an https:// URL in production']);
+  });
+
+  it('takes a connection string locally and refuses a malformed one without quoting it', () => {
+    const connectionString = 'endpoint=http://127.0.0.1:9999/;accesskey=c2VjcmV0';
+    expect(loadConfig({ ACS_CONNECTION_STRING: connectionString }).notifications).toMatchObject({
+      acs: { kind: 'connection-string', connectionString, endpoint: 'http://127.0.0.1:9999' },
+      useOutbox: false,
+    });
+    const problems = problemsOf({ ACS_CONNECTION_STRING: 'endpoint=https://x.test/;accesskey=not base64!' });
+    expect(problems).toEqual(['ACS_CONNECTION_STRING: must look like endpoint=https://…;accesskey=<base64>']);
+    expect(problems.join()).not.toContain('not base64');
+  });
+});
+
 describe('loadConfig', () => {
   it('gives the contract defaults for an empty development environment', () => {
     const config = loadConfig({});

@@ -20,6 +20,16 @@ describe('createLogger', () => {
     expect(line).not.toHaveProperty('msg');
   });
 
+  it("takes the chain's service when it names one, with exactly one service key in the line", async () => {
+    const { sink, logger } = capture();
+    await runWithLogContext({ traceId: 'b'.repeat(32), userId: null, service: 'notifications' }, async () => {
+      logger.info('fan-out line');
+    });
+    logger.info('api line');
+    expect(sink.lines.map((line) => line.service)).toEqual(['notifications', 'api']);
+    expect(sink.raw.every((raw) => raw.match(/"service":/g)?.length === 1)).toBe(true);
+  });
+
   it('takes traceId and userId from the log context of the request chain', async () => {
     const { sink, logger } = capture();
     const context = { traceId: 'a'.repeat(32), userId: null as string | null };

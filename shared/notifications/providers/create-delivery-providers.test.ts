@@ -56,6 +56,14 @@ describe('createDeliveryProviders', () => {
     expect(build({ ...complete, appEnv: 'production' }).kinds).toEqual({ push: 'expo', sms: 'acs', email: 'acs' });
   });
 
+  it('uses ACS with the managed identity when ACS_ENDPOINT is set, loading no SDK until the first message', () => {
+    expect(kindsFor({ ACS_ENDPOINT: 'https://acs.example.communication.azure.com', ACS_SMS_FROM: '+18005550100', ACS_EMAIL_SENDER: 'a@b.test' })).toEqual({
+      push: 'expo',
+      sms: 'acs',
+      email: 'acs',
+    });
+  });
+
   it('refuses a malformed ACS connection string at start-up', () => {
     expect(() => kindsFor({ ACS_CONNECTION_STRING: 'endpoint=https://x', ACS_SMS_FROM: '+18005550100' })).toThrow(/ACS_CONNECTION_STRING/);
   });
