@@ -1,11 +1,11 @@
-import type { Sleep } from '../resilience/retry-with-backoff';
 import type { DeliveryOutcome } from './providers/delivery';
 
 /**
  * Bounded retries of transient provider errors inside one invocation: 3 tries, waiting 200 ms then
  * 800 ms (×4 each time), or the provider's `Retry-After` when it asks for longer (up to 2 s). What
  * is still transient after that is left to the queue, which redelivers the message; the ledger
- * keeps that from sending anything twice.
+ * keeps that from sending anything twice. Push batches retry here (`deliver-push.ts`); the ACS SDK
+ * clients take the same tries and first delay as their own pipeline's retry options.
  */
 export interface RetryPolicy {
   tries: number;
@@ -36,21 +36,4 @@ export function retryDelayMs(policy: RetryPolicy, failedTries: number, outcome?:
 
 export function isTransient(outcome: DeliveryOutcome): boolean {
   return outcome.result === 'provider_error' && outcome.transient;
-}
-
-/**
- * Calls `send` until its outcome is not a transient error or the tries run out.
- * @param onRetry told about each transient failure that will be retried (for its warn line).
- */
-export async function sendWithRetries(
-  send: () => Promise<DeliveryOutcome>,
-  options: { policy: RetryPolicy; sleep: Sleep; onRetry: (outcome: DeliveryOutcome, failedTries: number, delayMs: number) => void },
-): Promise<{ outcome: DeliveryOutcome; tries: number }> {
-  for (let tries = 1; ; tries += 1) {
-    const outcome = await send();
-    const delayMs = isTransient(outcome) ? retryDelayMs(options.policy, tries, outcome) : undefined;
-    if (delayMs === undefined) return { outcome, tries };
-    options.onRetry(outcome, tries, delayMs);
-    await options.sleep(delayMs);
-  }
 }
