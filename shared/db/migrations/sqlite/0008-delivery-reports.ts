@@ -12,24 +12,7 @@ import type { SqlExecutor } from '../../database';
  *   nothing twice.
  */
 export async function up(tx: SqlExecutor): Promise<void> {
-  await tx.execute(`
-    CREATE TABLE NotificationDeliveries_new (
-      announcementId TEXT NOT NULL REFERENCES Announcements (id),
-      userId TEXT NOT NULL REFERENCES Users (id),
-      channel TEXT NOT NULL CHECK (channel IN ('push', 'sms', 'email')),
-      result TEXT NOT NULL CHECK (result IN ('pending', 'accepted', 'success', 'delivered', 'failed', 'provider_error', 'hard_bounce', 'stale_token', 'opted_out', 'budget_exceeded')),
-      attempts INTEGER NOT NULL CHECK (attempts >= 1),
-      providerCode TEXT NULL,
-      providerMessageId TEXT NULL,
-      claimedUntil TEXT NULL,
-      createdAt TEXT NOT NULL,
-      updatedAt TEXT NOT NULL,
-      PRIMARY KEY (announcementId, userId, channel)
-    ) STRICT`);
-  await tx.execute('INSERT INTO NotificationDeliveries_new SELECT * FROM NotificationDeliveries');
-  await tx.execute('DROP TABLE NotificationDeliveries');
-  await tx.execute('ALTER TABLE NotificationDeliveries_new RENAME TO NotificationDeliveries');
-  await tx.execute('CREATE INDEX IX_NotificationDeliveries_announcementId_result ON NotificationDeliveries (announcementId, result)');
+  await rebuildDeliveries(tx, RESULTS_WITH_REPORTS);
   await tx.execute('CREATE INDEX IX_NotificationDeliveries_channel_providerMessageId ON NotificationDeliveries (channel, providerMessageId)');
   await tx.execute('CREATE INDEX IX_NotificationDeliveries_result_updatedAt ON NotificationDeliveries (result, updatedAt)');
 
@@ -65,12 +48,20 @@ export async function down(tx: SqlExecutor): Promise<void> {
   await tx.execute('ALTER TABLE SmsOptOuts_old RENAME TO SmsOptOuts');
   await tx.execute("UPDATE NotificationDeliveries SET result = 'success' WHERE result IN ('accepted', 'delivered')");
   await tx.execute("UPDATE NotificationDeliveries SET result = 'provider_error' WHERE result = 'failed'");
+  await rebuildDeliveries(tx, RESULTS_BEFORE);
+}
+
+const RESULTS_BEFORE = ['pending', 'success', 'provider_error', 'hard_bounce', 'stale_token', 'opted_out', 'budget_exceeded'];
+const RESULTS_WITH_REPORTS = ['pending', 'accepted', 'success', 'delivered', 'failed', ...RESULTS_BEFORE.slice(2)];
+
+/** Recreates the ledger with `results` in its CHECK constraint, keeping its rows and its first index. */
+async function rebuildDeliveries(tx: SqlExecutor, results: readonly string[]): Promise<void> {
   await tx.execute(`
-    CREATE TABLE NotificationDeliveries_old (
+    CREATE TABLE NotificationDeliveries_rebuilt (
       announcementId TEXT NOT NULL REFERENCES Announcements (id),
       userId TEXT NOT NULL REFERENCES Users (id),
       channel TEXT NOT NULL CHECK (channel IN ('push', 'sms', 'email')),
-      result TEXT NOT NULL CHECK (result IN ('pending', 'success', 'provider_error', 'hard_bounce', 'stale_token', 'opted_out', 'budget_exceeded')),
+      result TEXT NOT NULL CHECK (result IN (${results.map((result) => `'${result}'`).join(', ')})),
       attempts INTEGER NOT NULL CHECK (attempts >= 1),
       providerCode TEXT NULL,
       providerMessageId TEXT NULL,
@@ -79,8 +70,8 @@ export async function down(tx: SqlExecutor): Promise<void> {
       updatedAt TEXT NOT NULL,
       PRIMARY KEY (announcementId, userId, channel)
     ) STRICT`);
-  await tx.execute('INSERT INTO NotificationDeliveries_old SELECT * FROM NotificationDeliveries');
+  await tx.execute('INSERT INTO NotificationDeliveries_rebuilt SELECT * FROM NotificationDeliveries');
   await tx.execute('DROP TABLE NotificationDeliveries');
-  await tx.execute('ALTER TABLE NotificationDeliveries_old RENAME TO NotificationDeliveries');
+  await tx.execute('ALTER TABLE NotificationDeliveries_rebuilt RENAME TO NotificationDeliveries');
   await tx.execute('CREATE INDEX IX_NotificationDeliveries_announcementId_result ON NotificationDeliveries (announcementId, result)');
 }
