@@ -1,8 +1,11 @@
 #!/bin/sh
 # azd postprovision hook: prints the one-time database steps with this environment's names, then
 # subscribes the app's communication-events function to the Communication Services events (azd
-# passes the environment's values, among them main.bicep's outputs, as variables).
+# passes the environment's values, among them main.bicep's outputs, as variables). As the
+# postdeploy hook (`--events-only`) it only subscribes: on the very first `azd up` the app exists
+# only once deploy has run, so that is when the subscription can be made.
 set -eu
+if [ "${1:-}" != "--events-only" ]; then
 cat <<TEXT
 
 Provisioned ${AZURE_RESOURCE_GROUP:-the resource group}. One-time database steps, as a member of the SQL admin group
@@ -15,6 +18,7 @@ Provisioned ${AZURE_RESOURCE_GROUP:-the resource group}. One-time database steps
      APP_ENV=test SQL_CONNECTION_STRING="Server=tcp:${AZURE_SQL_SERVER_FQDN:-<server>},1433;Database=${AZURE_SQL_DATABASE_NAME:-platform};Authentication=Active Directory Default;Encrypt=true" npm run migrate
 
 TEXT
+fi
 
 # --- Communication Services delivery reports -------------------------------------------------
 # main.bicep creates the Event Grid system topic on the Communication Services resource. The
@@ -40,7 +44,7 @@ later() {
   cat <<TEXT
 Communication Services delivery reports: the Event Grid subscription is not in place ($1).
 Once the app is deployed (\`azd deploy\`) and you are signed in to the Azure CLI (\`az login\`), run
-\`azd hooks run postprovision\`, or see infra/README.md, "Communication Services".
+\`azd hooks run postdeploy\`, or see infra/README.md, "Communication Services".
 
 TEXT
   exit 0
