@@ -3,7 +3,11 @@ import type { BatchTally } from '../shared/notifications/delivery-context';
 /**
  * The messages between the bench and its fan-out worker process (over the `fork` IPC channel):
  * the worker says `ready` once its services are built and the database is open, the bench answers
- * `run` when it is watching the worker's memory, the worker answers `done` (or `failed`).
+ * `run` when it is watching the worker's memory, the worker says `timed` when the fan-out has
+ * ended (the bench reads the fakes' request counts then), and `done` (or `failed`) after its
+ * after-run check. Instead of `run`, the bench may send `adapter`: the worker then sends messages
+ * through one channel's provider adapter alone (no ledger, no log lines) and answers `timed`, then
+ * `adapter-done`.
  */
 
 /** How often the worker reads its V8 heap use during the run. */
@@ -19,6 +23,24 @@ export interface FanoutRun {
    * operations running while the send path never polls.
    */
   checkEmailOperation: boolean;
+}
+
+/** Sends `messages` fictitious messages through the composed `channel` adapter, `concurrency` at a time. */
+export interface AdapterRun {
+  kind: 'adapter';
+  channel: 'sms' | 'email';
+  messages: number;
+  concurrency: number;
+}
+
+export interface AdapterDone {
+  kind: 'adapter-done';
+  /** Outcomes by result (`accepted` expected). */
+  results: Record<string, number>;
+  wallMs: number;
+  cpuMs: number;
+  cpuSystemMs: number;
+  peakHeapUsedBytes: number;
 }
 
 export interface FanoutReady {
@@ -40,6 +62,8 @@ export interface FanoutDone {
   wallMs: number;
   /** CPU time the worker used meanwhile (user + system): near `wallMs`, it was CPU-bound on one core. */
   cpuMs: number;
+  /** Of `cpuMs`, the time in the kernel (system calls: sockets, SQLite's file writes). */
+  cpuSystemMs: number;
   /** The highest V8 heap use among readings every `HEAP_SAMPLE_MS`: memory that is JavaScript objects. */
   peakHeapUsedBytes: number;
   /** Log lines the worker wrote (to a sink that drops them), and how many were warn or error. */
@@ -49,9 +73,15 @@ export interface FanoutDone {
   emailOperationCheck?: string;
 }
 
+export interface FanoutTimed {
+  kind: 'timed';
+}
+
 export interface FanoutFailed {
   kind: 'failed';
   error: string;
 }
 
-export type FanoutWorkerMessage = FanoutReady | FanoutDone | FanoutFailed;
+export type FanoutWorkerMessage = FanoutReady | FanoutTimed | FanoutDone | AdapterDone | FanoutFailed;
+
+export type FanoutBenchMessage = FanoutRun | AdapterRun;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { insertAnnouncement } from '../shared/announcements/announcement-store';
 import type { Database } from '../shared/db/database';
-import { CHANNELS } from '../shared/notifications/providers/delivery';
+import type { Channel } from '../shared/notifications/providers/delivery';
 import { insertUser } from '../shared/users/user-store';
 
 /** The bench's stand-in identity provider issuer: bench users never sign in, the column only must be set. */
@@ -10,11 +10,12 @@ const ISSUER = 'https://idp.bench.example/';
 /**
  * Writes a fan-out audience in one transaction: `recipients` active adults, each with an e-mail
  * address, a phone number and one push token (so each is reached on all three channels), and one
- * published announcement on push, SMS and e-mail by an author who is not a recipient (no contact
- * data, no device). All addresses are fictitious (`example.test`, +1 555 numbers).
+ * published announcement on `channels` (one channel for a per-channel run, all three for the
+ * combined run) by an author who is not a recipient (no contact data, no device). All addresses are
+ * fictitious (`example.test`, +1 555 numbers).
  * @returns the announcement's id, for the fan-out message.
  */
-export async function seedFanoutAudience(db: Database, recipients: number, now: Date): Promise<string> {
+export async function seedFanoutAudience(db: Database, recipients: number, now: Date, channels: readonly Channel[]): Promise<string> {
   const at = now.toISOString();
   const adult = (id: string, subject: string, contact: { email: string | null; phone: string | null }) => ({
     id,
@@ -48,7 +49,7 @@ export async function seedFanoutAudience(db: Database, recipients: number, now: 
       authorId,
       title: 'Bench announcement',
       body: 'The fan-out benchmark sends this text on every channel.',
-      channels: [...CHANNELS],
+      channels: [...channels],
       status: 'published',
       rejectionReason: null,
       createdAt: at,

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { DestinationStream } from 'pino';
 import { buildAppServices } from '../shared/composition-root';
+import { ConcurrencyLimit } from '../shared/concurrency/concurrency-limit';
 import { createLogger } from '../shared/logging/logger';
 import { buildFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout-services';
 import { runFanoutInProcess } from '../shared/notifications/run-fanout';
-import { HEAP_SAMPLE_MS, type FanoutRun, type FanoutWorkerMessage } from './fanout-protocol';
+import { HEAP_SAMPLE_MS, type AdapterRun, type FanoutBenchMessage, type FanoutRun, type FanoutWorkerMessage } from './fanout-protocol';
 
 /**
  * The fan-out benchmark's worker process (`fork`ed by `fanout.ts`; settings in its environment):
@@ -28,6 +30,29 @@ function send(message: FanoutWorkerMessage): Promise<void> {
   return new Promise((resolve, reject) => process.send?.(message, undefined, {}, (error) => (error ? reject(error) : resolve())));
 }
 
+type Deps = ReturnType<typeof buildFanoutDeps>;
+
+/** The highest V8 heap use, read every `HEAP_SAMPLE_MS` until `stop()`. */
+function watchHeap(): { stop(): number } {
+  let peak = process.memoryUsage().heapUsed;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), HEAP_SAMPLE_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage().heapUsed);
+    },
+  };
+}
+
+/** Wall and CPU time (user + system, and system alone) of `work`. */
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; wallMs: number; cpuMs: number; cpuSystemMs: number }> {
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const value = await work();
+  const cpu = process.cpuUsage(cpuBefore);
+  return { value, wallMs: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000, cpuSystemMs: cpu.system / 1000 };
+}
+
 async function main(): Promise<void> {
   if (!process.send) throw new Error('the fan-out worker runs as a forked child of the bench');
   const sink = countingSink();
@@ -35,37 +60,88 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: FANOUT_SERVICE_NAME, level: services.config.logLevel, destination: sink });
   const deps = buildFanoutDeps(services, { logger });
   await services.database.get();
-  const run = await new Promise<FanoutRun>((resolve) => {
-    process.once('message', (message: FanoutRun) => resolve(message));
+  const message = await new Promise<FanoutBenchMessage>((resolve) => {
+    process.once('message', (received: FanoutBenchMessage) => resolve(received));
     void send({ kind: 'ready', deliveryConcurrency: deps.concurrency, batchSize: deps.batchSize });
   });
-  let peakHeapUsedBytes = process.memoryUsage().heapUsed;
-  const heapTimer = setInterval(() => (peakHeapUsedBytes = Math.max(peakHeapUsedBytes, process.memoryUsage().heapUsed)), HEAP_SAMPLE_MS);
   try {
-    const started = performance.now();
-    const cpuBefore = process.cpuUsage();
-    const result = await runFanoutInProcess(run.announcementId, deps, { parallelBatches: run.parallelBatches });
-    const cpu = process.cpuUsage(cpuBefore);
-    const wallMs = performance.now() - started;
-    clearInterval(heapTimer);
-    const [firstFailure] = result.failedBatches;
-    await send({
-      kind: 'done',
-      recipients: result.recipients,
-      batches: result.batches,
-      tally: result.tally,
-      failedBatches: result.failedBatches.length,
-      ...(firstFailure ? { firstFailure: String(firstFailure.error) } : {}),
-      wallMs,
-      cpuMs: (cpu.user + cpu.system) / 1000,
-      peakHeapUsedBytes,
-      logLines: sink.lines,
-      warnOrErrorLines: sink.warnOrError,
-    });
+    if (message.kind === 'adapter') await runAdapter(deps, message);
+    else await runFanout(deps, message, sink);
   } finally {
-    clearInterval(heapTimer);
     await services.database.close();
   }
+}
+
+async function runFanout(deps: Deps, run: FanoutRun, sink: ReturnType<typeof countingSink>): Promise<void> {
+  const heap = watchHeap();
+  const { value: result, wallMs, cpuMs, cpuSystemMs } = await timed(() => runFanoutInProcess(run.announcementId, deps, { parallelBatches: run.parallelBatches }));
+  const peakHeapUsedBytes = heap.stop();
+  await send({ kind: 'timed' });
+  const emailOperationCheck = run.checkEmailOperation ? await checkOneEmailOperation(deps, run.announcementId) : undefined;
+  const [firstFailure] = result.failedBatches;
+  await send({
+    kind: 'done',
+    recipients: result.recipients,
+    batches: result.batches,
+    tally: result.tally,
+    failedBatches: result.failedBatches.length,
+    ...(firstFailure ? { firstFailure: String(firstFailure.error) } : {}),
+    wallMs,
+    cpuMs,
+    cpuSystemMs,
+    peakHeapUsedBytes,
+    logLines: sink.lines,
+    warnOrErrorLines: sink.warnOrError,
+    ...(emailOperationCheck === undefined ? {} : { emailOperationCheck }),
+  });
+}
+
+/**
+ * One channel's adapter alone, as the fan-out composes it: `messages` sends of the announcement's
+ * text to fictitious addresses, `concurrency` at a time, with no ledger, spend guard or log line
+ * around them. Its CPU per send is the adapter's share (SDK pipeline, signing, HTTP) of a fan-out
+ * delivery's CPU.
+ */
+async function runAdapter(deps: Deps, run: AdapterRun): Promise<void> {
+  const limit = new ConcurrencyLimit(run.concurrency);
+  const results: Record<string, number> = {};
+  const text = 'Bench announcement\nThe fan-out benchmark sends this text on every channel.';
+  const sendOne = async (index: number): Promise<void> => {
+    const number = String(index).padStart(7, '0');
+    const observer = { tries: 0 };
+    const outcome =
+      run.channel === 'sms'
+        ? await deps.providers.sms.send({ to: `+1555${number}`, text, tag: `bench/${number}` }, observer)
+        : await deps.providers.email.send(
+            { to: `bench-${number}@example.test`, subject: 'Bench announcement', text, operationId: randomUUID() },
+            observer,
+          );
+    results[outcome.result] = (results[outcome.result] ?? 0) + 1;
+  };
+  const heap = watchHeap();
+  const { wallMs, cpuMs, cpuSystemMs } = await timed(() =>
+    Promise.all(Array.from({ length: run.messages }, (_, index) => limit.run(() => sendOne(index)))),
+  );
+  const peakHeapUsedBytes = heap.stop();
+  await send({ kind: 'timed' });
+  await send({ kind: 'adapter-done', results, wallMs, cpuMs, cpuSystemMs, peakHeapUsedBytes });
+}
+
+/**
+ * After the timed run: one status request for one accepted e-mail's operation, through the adapter's
+ * `operationOutcome` (what the settle timer calls hours later). The fake answers `running` while the
+ * operation has polls left: proof that the zero polls of the run are the send path's doing.
+ */
+async function checkOneEmailOperation(deps: Deps, announcementId: string): Promise<string> {
+  const db = await deps.database.get();
+  const [row] = await db.query<{ providerMessageId: string | null }>(
+    "SELECT providerMessageId FROM NotificationDeliveries WHERE announcementId = @announcementId AND channel = 'email' AND result = 'accepted' ORDER BY userId LIMIT 1",
+    { announcementId },
+  );
+  const read = deps.providers.email.operationOutcome?.bind(deps.providers.email);
+  if (!row?.providerMessageId || !read) return 'no accepted e-mail operation to check';
+  const outcome = await read(row.providerMessageId);
+  return typeof outcome === 'string' ? outcome : outcome.result;
 }
 
 // Exits once the answer is sent: keep-alive sockets to the fakes would otherwise hold the process open.

@@ -3,7 +3,8 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { createChildren, signInAdults } from './accounts';
 import { BENCH_TMP, PROJECT_ROOT, startBenchHost, type BenchHost } from './bench-host';
-import { measureFanout } from './fanout';
+import { ADAPTER_CHANNELS, FANOUT_PHASES, measureFanout, type FanoutPlan } from './fanout';
+import { renderFanoutSection } from './fanout-report';
 import { createClient } from './http-client';
 import { startIdentityProvider, type BenchIdentityProvider } from './id-provider';
 import { describeMachine } from './machine';
@@ -22,8 +23,13 @@ import {
 /**
  * `npm run bench`: measures the app on the project's local host, then the notification fan-out in a
  * process of its own, and writes bench/results.md. A script, not a test: it asserts nothing but
- * that every answer had the expected status and every delivery succeeded. The request counts keep
- * the auth sections under a minute on two cores; the fan-out takes about half a minute more.
+ * that every answer had the expected status and every delivery was taken by its provider. The
+ * request counts keep the auth sections under a minute on two cores; the fan-out's four runs (each
+ * channel alone, then all three) take about a minute more.
+ *
+ * For iterating on the fan-out alone (prints its section, leaves bench/results.md alone):
+ *   node dist/bench/run.js --only fanout [--phases push,sms,email,combined,sms-adapter,email-adapter] [--cpu-prof <dir>]
+ * `--cpu-prof` makes each fan-out worker write a V8 CPU profile to <dir>.
  */
 const CONCURRENCY = 8;
 const ADULTS = 16;
@@ -40,7 +46,14 @@ const PLAN = {
    * Issue 4. Four batch messages at a time (runFanoutInProcess's default) already keep the worker's
    * one core busy on two cores; more only raise its memory.
    */
-  fanout: { recipients: 10_000, providerDelayMs: 50, parallelBatches: 4, sampleEveryMs: 20 },
+  fanout: {
+    recipients: 10_000,
+    providerDelayMs: 50,
+    parallelBatches: 4,
+    sampleEveryMs: 20,
+    // As ACS answers: e-mail operations run on after the 202, and a status request is told to come back in 20 s.
+    acs: { emailPollsUntilDone: 2, emailRetryAfterSeconds: 20 },
+  },
 } as const;
 /** A bench-only pepper: the host and the in-process hasher must share it. */
 const PEPPER = 'bench-only-pepper-not-a-secret-0123456789';
@@ -51,7 +64,59 @@ function note(message: string): void {
   process.stderr.write(`bench: ${message}\n`);
 }
 
+interface Options {
+  only?: 'fanout';
+  phases?: NonNullable<FanoutPlan['phases']>;
+  cpuProfileDir?: string;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const options: Options = {};
+  for (let i = 0; i < argv.length; i += 1) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (flag === '--only' && value === 'fanout') options.only = 'fanout';
+    else if (flag === '--phases' && value) {
+      const known: string[] = [...FANOUT_PHASES.map((phase) => phase.name), ...ADAPTER_CHANNELS.map((channel) => `${channel}-adapter`)];
+      const names = value.split(',');
+      const unknown = names.filter((name) => !known.includes(name));
+      if (unknown.length > 0) throw new Error(`unknown fan-out runs: ${unknown.join(', ')} (known: ${known.join(', ')})`);
+      options.phases = names as NonNullable<FanoutPlan['phases']>;
+    } else if (flag === '--cpu-prof' && value) options.cpuProfileDir = path.resolve(value);
+    else throw new Error(`unknown option ${String(flag)} (see bench/run.ts)`);
+    i += 1;
+  }
+  if ((options.phases || options.cpuProfileDir) && options.only !== 'fanout') throw new Error('--phases and --cpu-prof go with --only fanout');
+  return options;
+}
+
+/** `--only fanout`: the fan-out runs alone; prints its section, does not touch bench/results.md. */
+async function fanoutOnly(options: Options): Promise<void> {
+  rmSync(BENCH_TMP, { recursive: true, force: true });
+  mkdirSync(BENCH_TMP, { recursive: true });
+  if (options.cpuProfileDir) mkdirSync(options.cpuProfileDir, { recursive: true });
+  try {
+    const fanout = await measureFanout(
+      {
+        ...PLAN.fanout,
+        sqliteDir: BENCH_TMP,
+        ...(options.phases ? { phases: options.phases } : {}),
+        ...(options.cpuProfileDir ? { cpuProfileDir: options.cpuProfileDir } : {}),
+      },
+      note,
+    );
+    process.stdout.write(`${renderFanoutSection(fanout).join('\n')}\n`);
+  } finally {
+    rmSync(BENCH_TMP, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options.only === 'fanout') {
+    await fanoutOnly(options);
+    return;
+  }
   const [loadBefore = 0] = loadavg();
   rmSync(BENCH_TMP, { recursive: true, force: true });
   mkdirSync(BENCH_TMP, { recursive: true });
@@ -107,9 +172,8 @@ async function main(): Promise<void> {
     const memory = await measureBurstMemory(host.baseUrl, rssProbe(host.pid), PLAN.burst);
     await host.stop();
 
-    note(`fan-out to ${PLAN.fanout.recipients} recipients on three channels, providers answering after ${PLAN.fanout.providerDelayMs} ms`);
-    const fanout = await measureFanout({ ...PLAN.fanout, sqlitePath: path.join(BENCH_TMP, 'fanout.sqlite') });
-    note(`fan-out took ${(fanout.result.wallMs / 1000).toFixed(1)} s; worker peak RSS ${(fanout.peakBytes / MiB).toFixed(0)} MiB`);
+    note(`fan-out to ${PLAN.fanout.recipients} recipients: push, SMS, e-mail alone, then all three; providers answering after ${PLAN.fanout.providerDelayMs} ms`);
+    const fanout = await measureFanout({ ...PLAN.fanout, sqliteDir: BENCH_TMP }, note);
 
     const report = renderReport({
       date: new Date(),

@@ -32,7 +32,7 @@ $apiVersion = '2022-06-15'
 function Write-Later([string] $reason) {
     Write-Host "Communication Services delivery reports: the Event Grid subscription is not in place ($reason)."
     Write-Host "Once the app is deployed (azd deploy) and you are signed in to the Azure CLI (az login), run"
-    Write-Host "azd hooks run postprovision, or see infra/README.md, 'Communication Services'."
+    Write-Host "azd hooks run postdeploy, or see infra/README.md, 'Communication Services'."
     Write-Host ""
     exit 0
 }
