@@ -300,13 +300,10 @@ function acsAccessOf(e: z.infer<typeof envSchema>, problems: string[]): AcsAcces
     return { kind: 'identity', endpoint: e.ACS_ENDPOINT.replace(/\/+$/, ''), clientId: e.AZURE_CLIENT_ID };
   }
   if (!e.ACS_CONNECTION_STRING) return undefined;
-  const parts = new Map<string, string>();
-  for (const segment of e.ACS_CONNECTION_STRING.split(';')) {
-    const separator = segment.indexOf('=');
-    if (separator > 0) parts.set(segment.slice(0, separator).trim().toLowerCase(), segment.slice(separator + 1).trim());
-  }
-  const endpoint = parts.get('endpoint');
-  const accessKey = parts.get('accesskey');
+  // The shape the ACS SDKs parse (`parseConnectionString` of @azure/communication-common): endpoint first.
+  const match = /^endpoint=(.+);accesskey=(.+)$/i.exec(e.ACS_CONNECTION_STRING);
+  const endpoint = match?.[1]?.trim();
+  const accessKey = match?.[2]?.trim();
   if (!endpoint || !accessKey || !URL.canParse(endpoint) || !/^[A-Za-z0-9+/]+={0,2}$/.test(accessKey)) {
     problems.push('ACS_CONNECTION_STRING: must look like endpoint=https://…;accesskey=<base64>');
     return undefined;

@@ -23,7 +23,7 @@ const PATTERNS: readonly RegExp[] = [
   // National numbers written with separators, e.g. (555) 123-4567 or 555.123.4567; dates and times do not fit.
   /\(?\b\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b/g,
   // Secrets inside connection strings.
-  /\b(AccountKey|SharedAccessKey|Password|Pwd|InstrumentationKey|sig)=[^;"\s&]+/gi,
+  /\b(AccountKey|SharedAccessKey|AccessKey|Password|Pwd|InstrumentationKey|sig)=[^;"\s&]+/gi,
 ];
 
 /**

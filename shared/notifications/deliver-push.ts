@@ -88,7 +88,7 @@ async function settleUser(ctx: DeliveryContext, userId: string, sent: readonly {
   const errors = sent.map((s) => s.outcome).filter((o): o is Extract<DeliveryOutcome, { result: 'provider_error' }> => o.result === 'provider_error');
   const transient = errors.find((error) => error.transient);
   if (transient) {
-    await ctx.postpone(key, transient.code, facts, tries, { event: false });
+    await ctx.postpone(key, transient.code, facts, tries);
     return;
   }
   const permanent = errors[0];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keyOfSmsReportTag, SMS_MAX_SEGMENTS, smsReportTag, smsText } from './deliver-sms';
+import { SMS_MAX_SEGMENTS, smsText } from './deliver-sms';
+import { keyOfSmsReportTag, smsReportTag } from './sms-report-tag';
 import { smsSegments } from './sms-segments';
 
 describe('the SMS of an announcement', () => {

@@ -1,8 +1,9 @@
-import { finishDelivery, type DeliveryKey } from './delivery-ledger';
+import { finishDelivery } from './delivery-ledger';
 import type { DeliveryContext } from './delivery-context';
 import { reportBudgetExceeded, reportOptedOut, reportRetry } from './delivery-report';
 import type { Recipient } from './recipients';
 import { smsOptOutOf } from './sms-opt-outs';
+import { smsReportTag } from './sms-report-tag';
 import { fitSmsText, smsSegments } from './sms-segments';
 import { refundSms, reserveSms } from './sms-spend-guard';
 
@@ -16,21 +17,6 @@ export const SMS_MAX_SEGMENTS = 3;
 /** The text of an announcement's SMS. */
 export function smsText(title: string, body: string): string {
   return fitSmsText(`${title}\n${body}`.trim(), SMS_MAX_SEGMENTS);
-}
-
-/**
- * The SMS `tag` that names a ledger row: ACS echoes it in the delivery report. Ids only, no personal
- * data; `/` never occurs in an id.
- */
-export function smsReportTag(key: Pick<DeliveryKey, 'announcementId' | 'userId'>): string {
-  return `${key.announcementId}/${key.userId}`;
-}
-
-/** The ledger key a delivery report's tag names, or undefined for a tag that is not ours. */
-export function keyOfSmsReportTag(tag: unknown): DeliveryKey | undefined {
-  if (typeof tag !== 'string') return undefined;
-  const match = /^([A-Za-z0-9_-]{1,64})\/([A-Za-z0-9_-]{1,64})$/.exec(tag);
-  return match ? { announcementId: match[1] as string, userId: match[2] as string, channel: 'sms' } : undefined;
 }
 
 /**

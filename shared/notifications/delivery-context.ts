@@ -83,11 +83,12 @@ export class DeliveryContext {
 
   /**
    * A provider failed transiently past the retries: the row goes back to be owed (for the
-   * redelivered message) and the attempt is logged as a transient provider error.
+   * redelivered message) and the attempt is logged (error line, exception) as a transient provider error.
    */
-  async postpone(key: DeliveryKey, providerCode: string, facts: DeliveryFacts, tries: number, options: { event?: boolean } = {}): Promise<void> {
+  async postpone(key: DeliveryKey, providerCode: string, facts: DeliveryFacts, tries: number): Promise<void> {
     await this.release(key, providerCode);
-    reportAttempt(this.deps, facts, { result: 'provider_error', providerCode, tries, transient: true }, options);
+    // No `notification.delivery` event: the row is still owed, and the event counts final results only.
+    reportAttempt(this.deps, facts, { result: 'provider_error', providerCode, tries, transient: true }, { event: false });
   }
 
   /** The row got its final result (already written by the caller). */

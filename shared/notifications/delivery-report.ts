@@ -67,6 +67,8 @@ export function reportAttempt(
  * each stale token removed is one `stale_token` (the token-removal alert counts them).
  */
 export function reportPushMessage(deps: ReportDeps, outcome: DeliveryOutcome): void {
+  // A transient failure is not a result: the message is owed and will be sent again.
+  if (outcome.result === 'provider_error' && outcome.transient) return;
   deps.telemetry.trackEvent('notification.delivery', { channel: 'push', result: outcome.result });
 }
 

@@ -25,6 +25,8 @@ export interface FanoutDeps {
   sleep: Sleep;
   /** Provider requests in flight at once per invocation. */
   concurrency: number;
+  /** The service's SMS number (`ACS_SMS_FROM`): replies to it are the ones applied. */
+  smsFrom?: string | undefined;
 }
 
 /** Provider requests one invocation keeps in flight by default. */

@@ -44,6 +44,7 @@ export function buildFanoutDeps(
     retry: DEFAULT_RETRY_POLICY,
     sleep: options.sleep ?? realSleep,
     concurrency: options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY,
+    smsFrom: config.notifications.acsSmsFrom,
     ...(built ? { providerKinds: built.kinds } : {}),
   };
 }

@@ -16,24 +16,30 @@ import { readPreferences } from './notification-preferences';
  * same state.
  */
 
-/** Records a STOP the number sent at `at` (ISO 8601). Idempotent; an older STOP than the known one changes nothing. */
-export async function recordProviderSmsOptOut(db: SqlExecutor, phone: string, at: string): Promise<void> {
-  await recordKeyword(db, phone, 'optedOutAt', at);
+/**
+ * Records a STOP the number sent at `at` (ISO 8601). Idempotent; an older STOP than the known one changes nothing.
+ * @returns false when `phone` is not a phone number (nothing recorded).
+ */
+export async function recordProviderSmsOptOut(db: SqlExecutor, phone: string, at: string): Promise<boolean> {
+  return recordKeyword(db, phone, 'optedOutAt', at);
 }
 
-/** Records a START the number sent at `at`: a STOP from before it no longer applies. */
-export async function clearProviderSmsOptOut(db: SqlExecutor, phone: string, at: string): Promise<void> {
-  await recordKeyword(db, phone, 'optedInAt', at);
+/**
+ * Records a START the number sent at `at`: a STOP from before it no longer applies.
+ * @returns false when `phone` is not a phone number (nothing recorded).
+ */
+export async function clearProviderSmsOptOut(db: SqlExecutor, phone: string, at: string): Promise<boolean> {
+  return recordKeyword(db, phone, 'optedInAt', at);
 }
 
-async function recordKeyword(db: SqlExecutor, phone: string, column: 'optedOutAt' | 'optedInAt', at: string): Promise<void> {
+async function recordKeyword(db: SqlExecutor, phone: string, column: 'optedOutAt' | 'optedInAt', at: string): Promise<boolean> {
   const canonical = canonicalPhone(phone);
-  if (canonical === undefined) return;
+  if (canonical === undefined) return false;
   const moved = await db.execute(`UPDATE SmsOptOuts SET ${column} = @at WHERE phone = @phone AND (${column} IS NULL OR ${column} < @at)`, {
     phone: canonical,
     at,
   });
-  if (moved === 1) return;
+  if (moved === 1) return true;
   try {
     await db.execute(`INSERT INTO SmsOptOuts (phone, ${column}) VALUES (@phone, @at)`, { phone: canonical, at });
   } catch (error) {
@@ -44,6 +50,7 @@ async function recordKeyword(db: SqlExecutor, phone: string, column: 'optedOutAt
       at,
     });
   }
+  return true;
 }
 
 /** Why an SMS to this recipient must not go out, if it must not. */

@@ -57,7 +57,8 @@ export function createAppInsightsTelemetry(options: AppInsightsTelemetryOptions)
   if (!INSTRUMENTATION_KEY.test(options.connectionString)) {
     throw new Error('APPLICATIONINSIGHTS_CONNECTION_STRING has no valid InstrumentationKey');
   }
-  const client = createIsolatedClient(options.connectionString, options.serviceName);
+  const { serviceName } = options;
+  const client = createIsolatedClient(options.connectionString);
   const flushTimeoutMs = options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS;
 
   // A telemetry failure must never fail the request that tracked it.
@@ -71,20 +72,22 @@ export function createAppInsightsTelemetry(options: AppInsightsTelemetryOptions)
 
   return {
     trackEvent(name, properties) {
-      guarded('event', () => client.trackEvent({ name, properties: correlated(properties) }));
+      guarded('event', () => client.trackEvent({ name, properties: correlated(properties, serviceName) }));
     },
     trackMetric(name, value, properties) {
       // No trace id here: metric properties are dimensions, and a per-request value would make
       // one time series per request.
-      guarded('metric', () => client.trackMetric({ name, value, properties: scrubProperties(properties) }));
+      guarded('metric', () =>
+        client.trackMetric({ name, value, properties: { ...scrubProperties(properties), service: scrubSecrets(currentLogContext().service ?? serviceName) } }),
+      );
     },
     trackException(error, properties) {
       guarded('exception', () =>
-        client.trackException({ exception: scrubbedError(error), properties: correlated(properties) }),
+        client.trackException({ exception: scrubbedError(error), properties: correlated(properties, serviceName) }),
       );
     },
     trackDependency(dependency) {
-      guarded('dependency', () => client.trackDependency(toDependencyTelemetry(dependency)));
+      guarded('dependency', () => client.trackDependency(toDependencyTelemetry(dependency, serviceName)));
     },
     flush() {
       return flushWithin(client, flushTimeoutMs);
@@ -92,7 +95,7 @@ export function createAppInsightsTelemetry(options: AppInsightsTelemetryOptions)
   };
 }
 
-function createIsolatedClient(connectionString: string, serviceName: string): TelemetryClient {
+function createIsolatedClient(connectionString: string): TelemetryClient {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const appInsights = require('applicationinsights') as typeof import('applicationinsights');
   const client = new appInsights.TelemetryClient(connectionString, { useGlobalProviders: false });
@@ -105,7 +108,8 @@ function createIsolatedClient(connectionString: string, serviceName: string): Te
   client.config.enableAutoCollectPerformance = false;
   client.config.enableAutoCollectRequests = false;
   client.config.enableAutoCollectDependencies = false;
-  client.commonProperties = { service: scrubSecrets(serviceName) };
+  // No common `service` property: each item names its service itself (`correlated`), and a common
+  // one would overwrite the fan-out's `notifications` with the process's `api`.
   // Builds the exporters now, at start-up, instead of inside the first request that tracks something.
   client.initialize();
   return client;
@@ -136,12 +140,14 @@ function distroOptions(connectionString: string): AzureMonitorOpenTelemetryOptio
   };
 }
 
-/** Scrubbed properties plus the trace id of the running request chain, for joining with its log lines. */
-function correlated(properties: TelemetryProperties | undefined): ScrubbedProperties {
-  return { ...scrubProperties(properties), traceId: currentLogContext().traceId };
+/** Scrubbed properties plus the trace id and service of the running request chain, for joining with its log lines. */
+function correlated(properties: TelemetryProperties | undefined, serviceName: string): ScrubbedProperties {
+  const context = currentLogContext();
+  // The chain's service when it names one (the fan-out's `notifications`), else the process's.
+  return { ...scrubProperties(properties), traceId: context.traceId, service: scrubSecrets(context.service ?? serviceName) };
 }
 
-function toDependencyTelemetry(dependency: DependencyTelemetry): Parameters<TelemetryClient['trackDependency']>[0] {
+function toDependencyTelemetry(dependency: DependencyTelemetry, serviceName: string): Parameters<TelemetryClient['trackDependency']>[0] {
   const traceId = currentLogContext().traceId;
   return {
     // The shim turns `id` into the trace id of the dependency span, i.e. its operation id.
@@ -159,7 +165,7 @@ function toDependencyTelemetry(dependency: DependencyTelemetry): Parameters<Tele
       dependencyType: dependency.dependencyType,
       target: dependency.target,
       resultCode: dependency.resultCode,
-    }),
+    }, serviceName),
   };
 }
 

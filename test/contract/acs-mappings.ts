@@ -91,6 +91,18 @@ export function describeAcsSmsMappings(): void {
       expect(tries).toMatchObject({ tries: 2, retries: ['network'] });
     });
 
+    it('waits out a short Retry-After inside the send, and leaves a long one to the queue at once', async () => {
+      const [briefly, long] = [uniquePhone(), uniquePhone()];
+      acs.scriptSms(briefly, { httpStatus: 429, retryAfterSeconds: 0 }, 'ok');
+      expect((await sms().send({ to: briefly, text: 'x' })).result).toBe('accepted');
+      acs.scriptSms(long, { httpStatus: 429, retryAfterSeconds: 30 });
+      const started = Date.now();
+      const tries = observer();
+      expect(await sms().send({ to: long, text: 'x' }, tries)).toEqual({ result: 'provider_error', code: 'http_429', transient: true });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(tries.tries).toBe(1);
+    });
+
     it('is refused with 401 Denied when the signature is wrong: a permanent error, nothing sent', async () => {
       const outcome = await sms(keyAccess(acs, withWrongKey(acs))).send({ to: uniquePhone(), text: 'x' });
       expect(outcome).toEqual({ result: 'provider_error', code: 'Denied', transient: false });
@@ -133,13 +145,21 @@ export function describeAcsEmailMappings(): void {
       for (const [index, to] of [fine, bouncing, failing].entries()) {
         expect((await provider.send({ to, subject: 's', text: 't', operationId: ids[index] })).result).toBe('accepted');
       }
-      expect(await readEmailOperation(settings(), ids[0] as string)).toBe('running');
-      expect(await readEmailOperation(settings(), ids[0] as string)).toEqual({ result: 'success', providerMessageId: ids[0] });
+      expect(await readEmailOperation(settings(), ids[0] as string)).toEqual({ state: 'running' });
+      expect(await readEmailOperation(settings(), ids[0] as string)).toEqual({ state: 'ended', outcome: { result: 'success', providerMessageId: ids[0] } });
       await readEmailOperation(settings(), ids[1] as string);
-      expect(await provider.operationOutcome?.(ids[1] as string)).toEqual({ result: 'hard_bounce', code: 'EmailDroppedAllRecipientsSuppressed' });
+      expect(await provider.operationOutcome?.(ids[1] as string)).toEqual({
+        state: 'ended',
+        outcome: { result: 'hard_bounce', code: 'EmailDroppedAllRecipientsSuppressed' },
+      });
       await readEmailOperation(settings(), ids[2] as string);
-      expect(await provider.operationOutcome?.(ids[2] as string)).toEqual({ result: 'provider_error', code: 'EmailDropped', transient: false });
-      expect(await provider.operationOutcome?.('0a0a0a0a-0000-8000-8000-0000000000ff')).toEqual({ result: 'provider_error', code: 'NotFound', transient: false });
+      expect(await provider.operationOutcome?.(ids[2] as string)).toEqual({
+        state: 'ended',
+        outcome: { result: 'provider_error', code: 'EmailDropped', transient: false },
+      });
+      // A question that fails says nothing about the message: an operation ACS does not know, a refused signature.
+      expect(await provider.operationOutcome?.('0a0a0a0a-0000-8000-8000-0000000000ff')).toEqual({ state: 'unknown', code: 'NotFound' });
+      expect(await readEmailOperation(settings(keyAccess(acs, withWrongKey(acs))), ids[0] as string)).toEqual({ state: 'unknown', code: 'Denied' });
     });
 
     it('maps an address ACS refuses (400) to a permanent error that quotes nothing', async () => {
@@ -161,6 +181,9 @@ export function describeAcsEmailMappings(): void {
       expect(outcome).toEqual({ result: 'accepted', providerMessageId: operationId });
       expect(acs.emailsTo(lost)).toHaveLength(1);
       expect(acs.requests.repeats).toBe(1);
+      // A later send of the same row (a redelivered queue message) finds ACS holding its operation: accepted, not sent again.
+      expect(await email().send({ to: lost, subject: 's', text: 't', operationId })).toEqual({ result: 'accepted', providerMessageId: operationId });
+      expect(acs.emailsTo(lost)).toHaveLength(1);
     });
 
     it('is refused with 401 Denied when the signature is wrong: permanent, nothing sent', async () => {

@@ -66,6 +66,10 @@ async function main() {
     telemetry.trackException(new Error(`lookup failed for ${input.canaryEmail}`), { step: 'capture-test' });
     telemetry.trackMetric('capture.queue-depth', 7, { queue: 'approvals' });
   });
+  // A chain that names its service (the fan-out's queue function): its items carry that service.
+  runWithLogContext({ traceId: input.traceId, userId: null, service: 'notifications' }, () => {
+    telemetry.trackEvent('telemetry.fanout-test', { channel: 'sms' });
+  });
 
   const started = Date.now();
   await telemetry.flush();

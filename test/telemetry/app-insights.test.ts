@@ -129,8 +129,14 @@ describe('Application Insights backend against a local ingestion endpoint', () =
 
   it('delivers the custom event with its properties, the service and the trace id', () => {
     const events = capture.envelopes.filter((envelope) => baseTypeOf(envelope) === 'EventData');
-    expect(events, JSON.stringify(capture.envelopes)).toHaveLength(1);
-    const [event] = events;
+    expect(events, JSON.stringify(capture.envelopes)).toHaveLength(2);
+    const event = events.find((envelope) => envelope.data?.baseData?.name === 'telemetry.capture-test');
+    // The fan-out's chain names its own service, which wins over the process's.
+    expect(events.find((envelope) => envelope.data?.baseData?.name === 'telemetry.fanout-test')?.data?.baseData?.properties).toEqual({
+      channel: 'sms',
+      traceId: TRACE_ID,
+      service: 'notifications',
+    });
     expect(event?.iKey).toBe('00000000-0000-0000-0000-000000000000');
     expect(event?.data?.baseData?.name).toBe('telemetry.capture-test');
     expect(event?.data?.baseData?.properties).toEqual({

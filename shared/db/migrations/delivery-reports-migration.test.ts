@@ -42,7 +42,8 @@ describe('migration 0008-delivery-reports (SQLite)', () => {
     await row('email', 'failed');
     await opened.execute("INSERT INTO SmsOptOuts (phone, optedOutAt, optedInAt) VALUES ('+15550100001', @now, NULL), ('+15550100002', NULL, @now)", { now: NOW });
 
-    await opened.transaction((tx) => (migration.down as (tx: typeof opened) => Promise<void>)(tx));
+    const down = migration.down;
+    await opened.transaction((tx) => down(tx));
     expect(await opened.query('SELECT channel, result FROM NotificationDeliveries ORDER BY channel')).toEqual([
       { channel: 'email', result: 'provider_error' },
       { channel: 'sms', result: 'success' },

@@ -20,7 +20,8 @@ import { failedOperation, readEmailOperation } from './acs-email-operation';
  *   itself), so a retry of a request ACS already took returns its first answer instead of sending
  *   again.
  *
- * Mapping: 202 → `accepted` (`providerMessageId` = the operation id); an operation already
+ * Mapping: 202 → `accepted` (`providerMessageId` = the operation id), and so is 409 for the id this
+ * row chose (ACS has that operation already: an earlier send whose answer was lost); an operation already
  * `Failed` in that answer with `EmailDroppedAllRecipientsSuppressed` → `hard_bounce` (ACS drops
  * mail to addresses on its suppression list), with another code → permanent `provider_error`; a
  * refused request → `acsFailure` (400, also an unusable address, is permanent and not taken for a
@@ -75,7 +76,14 @@ export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailP
           ),
         );
       } catch (error) {
-        if (sendAnswer?.status !== 202) return acsFailure(error);
+        if (sendAnswer?.status !== 202) {
+          // ACS already holds an operation under the id this row chose: an earlier send of this very
+          // message (its answer lost, or still in progress). Sending again would not help; it is accepted.
+          if (message.operationId && (error as { statusCode?: unknown }).statusCode === 409) {
+            return { result: 'accepted', providerMessageId: message.operationId };
+          }
+          return acsFailure(error);
+        }
       }
       if (sendAnswer?.status !== 202) return { result: 'provider_error', code: 'bad_response', transient: false };
       return acceptedOutcome(sendAnswer, message.operationId);

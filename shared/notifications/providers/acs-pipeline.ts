@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CommonClientOptions } from '@azure/core-client';
-import type { PipelinePolicy, PipelineRequest } from '@azure/core-rest-pipeline';
+import type { PipelinePolicy } from '@azure/core-rest-pipeline';
 import type { TokenCredential } from '@azure/core-auth';
 import type { AcsAccess } from '../../config';
 import type { RetryPolicy } from '../retry-transient';
@@ -42,11 +42,23 @@ export function acsClientArguments(access: AcsAccess, settings: AcsPipelineSetti
   return [access.endpoint, settings.credential ?? managedIdentity(access.clientId)];
 }
 
-function managedIdentity(clientId: string | undefined): TokenCredential {
-  // Loaded on first use, like the storage SDK: it is a large share of a cold start.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const identity = require('@azure/identity') as typeof import('@azure/identity');
-  return clientId ? new identity.ManagedIdentityCredential({ clientId }) : new identity.DefaultAzureCredential();
+/**
+ * The app's managed identity (`clientId`: the user-assigned one; else `DefaultAzureCredential`),
+ * built on its first token request: `@azure/identity` is a large share of a cold start, and the
+ * SMS and e-mail clients share one credential, so one token cache.
+ */
+export function managedIdentity(clientId: string | undefined): TokenCredential {
+  let credential: TokenCredential | undefined;
+  return {
+    getToken(scopes, options) {
+      if (!credential) {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const identity = require('@azure/identity') as typeof import('@azure/identity');
+        credential = clientId ? new identity.ManagedIdentityCredential({ clientId }) : new identity.DefaultAzureCredential();
+      }
+      return credential.getToken(scopes, options);
+    },
+  };
 }
 
 /** The client options: the retry policy as the SDK's, the try policy, and `extraPolicies` (per call). */
@@ -95,21 +107,17 @@ export function observeTries<T>(observer: SendObserver | undefined, send: () => 
   return observed.run(observer ?? { tries: 0 }, send);
 }
 
-/** Marks an error as a timed-out try, which the SDK's retry strategy treats as a dropped connection. */
-class TryTimeoutError extends Error {
-  override readonly name = 'RestError';
-  readonly code = 'ETIMEDOUT';
-  constructor(readonly request: PipelineRequest) {
-    super('the provider did not answer in time');
-  }
-}
-
 /**
- * Per try: counts it for the observer (reporting the failure being retried), and bounds it by
- * `timeoutMs`. The SDK's own `timeout` ends a try with an AbortError, which it never retries; this
- * policy's timeout error is retried, and the retry resends the same repeatable request.
+ * Per try: counts it for the observer (reporting the failure being retried), bounds it by
+ * `timeoutMs`, and ends the send at once on a `Retry-After` longer than an invocation waits
+ * (`MAX_IN_INVOCATION_WAIT_MS`: the queue's redelivery is the pause then). The SDK's own `timeout`
+ * ends a try with an AbortError, which it never retries; this policy's timeout is a `RestError` with
+ * code `ETIMEDOUT`, which its retry strategy retries like a dropped connection, resending the same
+ * repeatable request.
  */
 function tryPolicy(timeoutMs: number): PipelinePolicy {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { RestError } = require('@azure/core-rest-pipeline') as typeof import('@azure/core-rest-pipeline');
   return {
     name: 'acsDeliveryTry',
     async sendRequest(request, next) {
@@ -133,13 +141,18 @@ function tryPolicy(timeoutMs: number): PipelinePolicy {
       try {
         const response = await next(request);
         if (observer && response.status >= 400) observer.lastFailure = httpStatusCode(response.status);
+        const waitMs = retryAfterOf(response.headers.get('retry-after'));
+        if ((response.status === 429 || response.status === 503) && waitMs !== undefined && waitMs > MAX_IN_INVOCATION_WAIT_MS) {
+          // Without `response` on the error, the SDK's retry strategies stop instead of waiting it out.
+          throw new RestError('the provider asks for a longer pause than an invocation waits', { statusCode: response.status, request });
+        }
         return response;
       } catch (error) {
         if (timedOut && !outer?.aborted) {
           if (observer) observer.lastFailure = 'timeout';
-          throw new TryTimeoutError(request);
+          throw new RestError('the provider did not answer in time', { code: 'ETIMEDOUT', request });
         }
-        if (observer) observer.lastFailure = 'network';
+        if (observer && !(error instanceof RestError && error.statusCode !== undefined)) observer.lastFailure = 'network';
         throw error;
       } finally {
         clearTimeout(timer);
@@ -148,6 +161,15 @@ function tryPolicy(timeoutMs: number): PipelinePolicy {
       }
     },
   };
+}
+
+/** `Retry-After` in milliseconds (delta-seconds or an HTTP date), or undefined. */
+function retryAfterOf(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : at - Date.now();
 }
 
 /**
@@ -163,5 +185,6 @@ export function acsFailure(error: unknown): Extract<DeliveryOutcome, { result: '
     return { result: 'provider_error', code, transient: isTransientStatus(status) };
   }
   const code = (error as { code?: unknown } | null)?.code === 'ETIMEDOUT' || (error as Error | null)?.name === 'AbortError' ? 'timeout' : 'network';
+  // No status: a timeout, a dropped connection or the send's budget spent.
   return { result: 'provider_error', code, transient: true };
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../../ports/clock';
 import type { Random } from '../../ports/random';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry-transient';
 import { createAcsEmailProvider } from './acs-email-provider';
-import type { AcsPipelineSettings } from './acs-pipeline';
+import { managedIdentity, type AcsPipelineSettings } from './acs-pipeline';
 import { createAcsSmsProvider } from './acs-sms-provider';
 import type { Channel, DeliveryProviders } from './delivery';
 import { createExpoPushProvider } from './expo-push-provider';
@@ -76,6 +76,7 @@ export function createDeliveryProviders(options: CreateDeliveryProvidersOptions)
   const pipeline: AcsPipelineSettings = {
     retry: options.retry ?? DEFAULT_RETRY_POLICY,
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(acs?.kind === 'identity' ? { credential: managedIdentity(acs.clientId) } : {}),
     ...options.acs,
   };
   const sms = acs && acsSmsFrom ? createAcsSmsProvider({ access: acs, from: acsSmsFrom, ...pipeline }) : outbox('sms').sms;

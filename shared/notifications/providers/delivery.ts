@@ -84,10 +84,18 @@ export interface EmailProvider {
   send(message: EmailMessage, observer?: SendObserver): Promise<DeliveryOutcome>;
   /**
    * Asks once for the end state of an accepted message's operation (the settle timer, when no
-   * report came): a final outcome, or `'running'`. Absent on providers without operations (the outbox).
+   * report came). Absent on providers without operations (the outbox).
    */
-  operationOutcome?(operationId: string): Promise<DeliveryOutcome | 'running'>;
+  operationOutcome?(operationId: string): Promise<EmailOperationState>;
 }
+
+/**
+ * What the provider knows of an e-mail operation: `ended` with its outcome (`success`,
+ * `hard_bounce`, or a permanent `provider_error` with the operation's error code), still
+ * `running`, or `unknown`: the question itself failed (a refused or unanswered request, an
+ * operation the provider no longer knows), which says nothing about the message.
+ */
+export type EmailOperationState = { state: 'ended'; outcome: DeliveryOutcome } | { state: 'running' } | { state: 'unknown'; code: string };
 
 export interface DeliveryProviders {
   push: PushProvider;

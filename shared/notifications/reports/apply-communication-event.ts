@@ -1,23 +1,29 @@
 import type { Database, SqlExecutor } from '../../db/database';
 import { UniqueViolationError } from '../../db/database-errors';
-import { keyOfSmsReportTag } from '../deliver-sms';
+import { keyOfSmsReportTag } from '../sms-report-tag';
 import { settleReportedDelivery, type DeliveryKey, type ReportedResult } from '../delivery-ledger';
 import { markEmailHardBounce } from '../email-hard-bounces';
 import type { FanoutDeps } from '../fanout-deps';
 import { safeLabel } from '../providers/provider-http';
 import { clearProviderSmsOptOut, recordProviderSmsOptOut } from '../sms-opt-outs';
+import { canonicalPhone } from '../../users/contact-address';
 import { parseCommunicationEvent, type CommunicationEvent } from './communication-event';
 import { smsKeywordOf } from './sms-keywords';
 
 /** What one event did, for its log line and tests. */
 export type EventOutcome =
   | { outcome: 'applied'; type: string; result: ReportedResult | 'sms_stop' | 'sms_start'; key?: DeliveryKey }
-  | { outcome: 'no_change'; type: string; why: 'unmatched' | 'not_final' | 'not_a_keyword' }
+  | { outcome: 'no_change'; type: string; why: 'unmatched' | 'not_final' | 'not_a_keyword' | 'not_our_number' | 'not_a_number' }
   | { outcome: 'duplicate'; type: string }
   | { outcome: 'ignored'; type: string }
   | { outcome: 'refused'; type?: string; reason: string };
 
-export type ReportDepsOf = Pick<FanoutDeps, 'database' | 'logger' | 'telemetry' | 'clock'>;
+/**
+ * The ports the report function uses. `smsFrom`: the service's own number (`ACS_SMS_FROM`); a
+ * reply to another number of the same resource is not ours to apply. Unset (the development
+ * outbox): every reply counts.
+ */
+export type ReportDepsOf = Pick<FanoutDeps, 'database' | 'logger' | 'telemetry' | 'clock'> & { smsFrom?: string | undefined };
 
 const EMAIL_RESULTS: Readonly<Record<string, ReportedResult>> = {
   Delivered: 'delivered',
@@ -44,7 +50,7 @@ const EMAIL_RESULTS: Readonly<Record<string, ReportedResult>> = {
  * Throws only when the database fails: the host then answers Event Grid with an error, and it retries.
  */
 export async function applyCommunicationEvent(input: unknown, deps: ReportDepsOf): Promise<EventOutcome> {
-  const parsed = parseCommunicationEvent(input);
+  const parsed = parseCommunicationEvent(input, deps.clock.now());
   if (!parsed.ok) {
     deps.logger.warn({ eventType: parsed.type ?? null, reason: parsed.reason }, 'communication event refused');
     return { outcome: 'refused', reason: parsed.reason, ...(parsed.type ? { type: parsed.type } : {}) };
@@ -58,7 +64,7 @@ export async function applyCommunicationEvent(input: unknown, deps: ReportDepsOf
   const receivedAt = deps.clock.now().toISOString();
   const outcome = await db.transaction(async (tx) => {
     if (!(await recordEventId(tx, event, receivedAt))) return { outcome: 'duplicate', type: event.type } as const;
-    return applyEvent(tx, event, receivedAt);
+    return applyEvent(tx, event, receivedAt, deps.smsFrom);
   });
   report(deps, event, outcome);
   return outcome;
@@ -79,7 +85,7 @@ async function recordEventId(tx: SqlExecutor, event: CommunicationEvent, receive
   }
 }
 
-async function applyEvent(tx: Database | SqlExecutor, event: CommunicationEvent, now: string): Promise<EventOutcome> {
+async function applyEvent(tx: Database | SqlExecutor, event: CommunicationEvent, now: string, smsFrom: string | undefined): Promise<EventOutcome> {
   const type = event.type;
   switch (event.kind) {
     case 'sms_delivery_report': {
@@ -96,11 +102,16 @@ async function applyEvent(tx: Database | SqlExecutor, event: CommunicationEvent,
       return key ? { outcome: 'applied', type, result, key } : { outcome: 'no_change', type, why: 'unmatched' };
     }
     case 'sms_received': {
+      if (smsFrom !== undefined && canonicalPhone(event.data.to) !== canonicalPhone(smsFrom)) {
+        return { outcome: 'no_change', type, why: 'not_our_number' };
+      }
       const keyword = smsKeywordOf(event.data.message);
       if (!keyword) return { outcome: 'no_change', type, why: 'not_a_keyword' };
-      const sentAt = new Date(event.data.receivedTimestamp).toISOString();
-      if (keyword === 'stop') await recordProviderSmsOptOut(tx, event.data.from, sentAt);
-      else await clearProviderSmsOptOut(tx, event.data.from, sentAt);
+      // Never later than now: a reply dated in the future would outrank every later one.
+      const sentAt = new Date(Math.min(Date.parse(event.data.receivedTimestamp), Date.parse(now))).toISOString();
+      const recorded =
+        keyword === 'stop' ? await recordProviderSmsOptOut(tx, event.data.from, sentAt) : await clearProviderSmsOptOut(tx, event.data.from, sentAt);
+      if (!recorded) return { outcome: 'no_change', type, why: 'not_a_number' };
       return { outcome: 'applied', type, result: keyword === 'stop' ? 'sms_stop' : 'sms_start' };
     }
     case 'email_delivery_report': {
@@ -109,7 +120,8 @@ async function applyEvent(tx: Database | SqlExecutor, event: CommunicationEvent,
       if (result === 'hard_bounce') await markEmailHardBounce(tx, event.data.recipient, event.data.status, now);
       const key = await settleReportedDelivery(
         tx,
-        { channel: 'email', providerMessageId: event.data.messageId },
+        // The operation id is a GUID this service chose in lower case; ACS may echo it in upper case.
+        { channel: 'email', providerMessageId: event.data.messageId.toLowerCase() },
         { result, ...(result === 'delivered' ? {} : { providerCode: safeLabel(event.data.status) ?? 'Failed' }) },
         now,
       );

@@ -24,7 +24,14 @@ const text = (max: number) =>
     .string()
     .max(max)
     .refine((value) => !LONE_SURROGATE.test(value), 'not well-formed Unicode');
-const instant = text(64).refine((value) => !Number.isNaN(Date.parse(value)), 'not a date-time');
+/**
+ * A date-time SQL Server's datetime2 and the app can hold: years 2000 to 2999. Anything else is a
+ * malformed event, refused here rather than failing the statement (and being retried) later.
+ */
+const instant = text(64).refine((value) => {
+  const at = Date.parse(value);
+  return !Number.isNaN(at) && at >= Date.UTC(2000, 0, 1) && at < Date.UTC(3000, 0, 1);
+}, 'not a date-time');
 
 const envelopeSchema = z.union([
   z.object({ id: text(128).min(1), eventType: text(256).min(1), eventTime: instant, data: z.unknown() }),
@@ -41,6 +48,7 @@ const smsDeliveryReportSchema = z.object({
 const smsReceivedSchema = z.object({
   messageId: text(128).min(1),
   from: text(64).min(1),
+  to: text(64).min(1),
   message: text(4096),
   receivedTimestamp: instant,
 });
@@ -64,14 +72,17 @@ export type ParsedCommunicationEvent =
   /** `reason` names what is wrong (a field path), never a value; `type` when the envelope was readable. */
   | { ok: false; reason: string; type?: string };
 
-/** Reads one trigger input; a malformed event is refused with the reason, never thrown. */
-export function parseCommunicationEvent(input: unknown): ParsedCommunicationEvent {
+/**
+ * Reads one trigger input; a malformed event is refused with the reason, never thrown.
+ * @param receivedAt the event's time when it carries none (CloudEvents' `time` is optional).
+ */
+export function parseCommunicationEvent(input: unknown, receivedAt: Date = new Date(0)): ParsedCommunicationEvent {
   const envelope = envelopeSchema.safeParse(typeof input === 'string' ? parseJson(input) : input);
   if (!envelope.success) return { ok: false, reason: `envelope: ${problemOf(envelope.error)}` };
   const raw = envelope.data;
   const type = 'eventType' in raw ? raw.eventType : raw.type;
   const when = 'eventType' in raw ? raw.eventTime : raw.time;
-  const base = { id: raw.id, type, time: new Date(when ?? Date.now()).toISOString() };
+  const base = { id: raw.id, type, time: when ? new Date(when).toISOString() : receivedAt.toISOString() };
   switch (type) {
     case SMS_DELIVERY_REPORT: {
       const parsed = smsDeliveryReportSchema.safeParse(raw.data);

@@ -1,13 +1,14 @@
 import { acceptedBefore, settleReportedDelivery, type AcceptedDelivery, type ReportedResult } from '../delivery-ledger';
-import { markEmailHardBounce } from '../email-hard-bounces';
 import type { FanoutDeps } from '../fanout-deps';
 
 /**
  * The fallback for delivery reports that never come (a lost Event Grid delivery, a carrier that
  * reports nothing), so no ledger row stays `accepted` for ever:
  * - an e-mail accepted over an hour ago gets one status request for its operation: `Succeeded` →
- *   `success` (sent, no report), `Failed` → `failed` or `hard_bounce`; an operation still running
- *   after a day → `failed` (`no_final_status`); a failed request leaves the row for the next run;
+ *   `success` (sent, no report), `Failed` → `failed` or `hard_bounce` (the address is not marked
+ *   here: the row does not say which address the e-mail went to, and ACS's own suppression list
+ *   keeps refusing it); an operation still running after a day → `failed` (`no_final_status`); a
+ *   failed request leaves the row for the next run, and after a day it is `success` (`no_report`);
  * - an SMS accepted over two days ago → `success` (`no_report`): ACS has no status request for SMS;
  * - provider event ids older than a week are forgotten (Event Grid retries for at most a day).
  */
@@ -22,13 +23,17 @@ export const SMS_REPORT_WAIT_MS = 48 * 60 * 60 * 1000;
 export const PROVIDER_EVENTS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 /** Rows looked at per channel and run. */
 export const SETTLE_BATCH = 500;
+/** Status requests of one run stop after this long (the function timeout is 5 minutes); the rest wait for the next run. */
+export const SETTLE_RUN_BUDGET_MS = 2 * 60 * 1000;
 
+/** What one run did (its info line, and tests). */
 export interface SettleRun {
   settled: number;
   stillWaiting: number;
   eventIdsForgotten: number;
 }
 
+/** The ports of the settle timer. */
 export type SettleDeps = Pick<FanoutDeps, 'database' | 'providers' | 'logger' | 'telemetry' | 'clock'>;
 
 /** One run of the settle timer. */
@@ -54,34 +59,28 @@ export async function settleAcceptedDeliveries(deps: SettleDeps, limit = SETTLE_
   }
 
   const readOperation = deps.providers.email.operationOutcome?.bind(deps.providers.email);
+  const givesUpAt = now.getTime() + SETTLE_RUN_BUDGET_MS;
   for (const row of await acceptedBefore(db, 'email', new Date(now.getTime() - EMAIL_REPORT_WAIT_MS).toISOString(), limit)) {
-    if (!readOperation || !row.providerMessageId) {
-      await settle(row, 'success', 'no_report');
+    const pastLimit = Date.parse(row.updatedAt) <= now.getTime() - EMAIL_OPERATION_LIMIT_MS;
+    if (!readOperation || !row.providerMessageId || deps.clock.now().getTime() > givesUpAt) {
+      // Nothing to ask (the outbox), or this run's time is spent: only rows past the limit are settled now.
+      if (!readOperation || !row.providerMessageId || pastLimit) await settle(row, 'success', 'no_report');
+      else run.stillWaiting += 1;
       continue;
     }
-    const outcome = await readOperation(row.providerMessageId);
-    if (outcome === 'running' || (outcome.result === 'provider_error' && outcome.transient)) {
-      if (outcome === 'running' && Date.parse(row.updatedAt) <= now.getTime() - EMAIL_OPERATION_LIMIT_MS) {
-        await settle(row, 'failed', 'no_final_status');
-      } else {
-        run.stillWaiting += 1;
-      }
+    const operation = await readOperation(row.providerMessageId);
+    if (operation.state !== 'ended') {
+      // Still running, or the question failed (a role not granted yet, an operation ACS forgot): no news
+      // of the message itself, so the row waits; after a day it is settled as sent without a report.
+      if (!pastLimit) run.stillWaiting += 1;
+      else if (operation.state === 'running') await settle(row, 'failed', 'no_final_status');
+      else await settle(row, 'success', 'no_report');
       continue;
     }
-    switch (outcome.result) {
-      case 'hard_bounce': {
-        const [user] = await db.query<{ email: string | null }>('SELECT email FROM Users WHERE id = @userId', { userId: row.userId });
-        if (user?.email) await markEmailHardBounce(db, user.email, outcome.code, at);
-        await settle(row, 'hard_bounce', outcome.code);
-        break;
-      }
-      case 'provider_error':
-      case 'stale_token':
-        await settle(row, 'failed', outcome.code);
-        break;
-      default:
-        await settle(row, 'success', 'no_report');
-    }
+    const { outcome } = operation;
+    if (outcome.result === 'hard_bounce') await settle(row, 'hard_bounce', outcome.code);
+    else if (outcome.result === 'provider_error' || outcome.result === 'stale_token') await settle(row, 'failed', outcome.code);
+    else await settle(row, 'success', 'no_report');
   }
 
   run.eventIdsForgotten = await db.execute('DELETE FROM ProviderEvents WHERE receivedAt < @before', {

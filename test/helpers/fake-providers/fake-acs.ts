@@ -91,7 +91,6 @@ export interface FakeAcs {
     /** Requests answered from the repeatability ledger (nothing sent again). */
     repeats: number;
   };
-  /** The authentication headers seen, by scheme (tests check the identity path really used tokens). */
   setDelay(ms: number): void;
   /** Forgets scripts, records and counts, and restores the start-up delay. */
   reset(): void;
@@ -196,6 +195,10 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
   const sendEmail = (request: FakeRequest, body: Record<string, unknown>): FakeResponse => {
     requests.emailSend += 1;
     const repeatHeaders = { repeatabilityRequestId: header(request, 'repeatability-request-id'), repeatabilityFirstSent: header(request, 'repeatability-first-sent') };
+    // ACS documents both headers as mandatory for the e-mail send.
+    if (repeatHeaders.repeatabilityRequestId === undefined || repeatHeaders.repeatabilityFirstSent === undefined) {
+      return error(400, 'BadRequest', 'Repeatability-Request-Id and Repeatability-First-Sent are required.');
+    }
     const repeat = emailRepeats.lookup(repeatHeaders, request.body.toString('utf8'));
     if (repeat?.kind === 'refused') return error(repeat.status, 'PreconditionFailed', 'Repeatability-First-Sent is outside the tracked window.');
     if (repeat?.kind === 'repeat') {
