@@ -1,4 +1,5 @@
 import type { BatchTally } from '../shared/notifications/delivery-context';
+import type { SqliteTime } from './sqlite-timing';
 
 /**
  * The messages between the bench and its fan-out worker process (over the `fork` IPC channel):
@@ -25,10 +26,13 @@ export interface FanoutRun {
   checkEmailOperation: boolean;
 }
 
-/** Sends `messages` fictitious messages through the composed `channel` adapter, `concurrency` at a time. */
+/**
+ * Sends `messages` fictitious messages through the composed `channel` adapter, `concurrency` at a
+ * time; `email-direct` is the bench's comparison (`directEmailSend`), not an app adapter.
+ */
 export interface AdapterRun {
   kind: 'adapter';
-  channel: 'sms' | 'email';
+  channel: 'sms' | 'email' | 'email-direct';
   messages: number;
   concurrency: number;
 }
@@ -40,6 +44,7 @@ export interface AdapterDone {
   wallMs: number;
   cpuMs: number;
   cpuSystemMs: number;
+  eventLoopUtilization: number;
   peakHeapUsedBytes: number;
 }
 
@@ -64,6 +69,13 @@ export interface FanoutDone {
   cpuMs: number;
   /** Of `cpuMs`, the time in the kernel (system calls: sockets, SQLite's file writes). */
   cpuSystemMs: number;
+  /**
+   * The share of `wallMs` the event loop was busy (`performance.eventLoopUtilization`): near 1, the
+   * worker's one thread was the limit, whether computing (`cpuMs`) or blocked in synchronous I/O.
+   */
+  eventLoopUtilization: number;
+  /** Time inside SQLite statements during the run (synchronous: the event loop waited), and the largest. */
+  sqlite: SqliteTime;
   /** The highest V8 heap use among readings every `HEAP_SAMPLE_MS`: memory that is JavaScript objects. */
   peakHeapUsedBytes: number;
   /** Log lines the worker wrote (to a sink that drops them), and how many were warn or error. */

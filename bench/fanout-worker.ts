@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { createCommunicationAuthPolicy, parseClientArguments } from '@azure/communication-common';
+import { ServiceClient } from '@azure/core-client';
+import { createHttpHeaders, createPipelineRequest } from '@azure/core-rest-pipeline';
 import type { DestinationStream } from 'pino';
-import { buildAppServices } from '../shared/composition-root';
-import { ConcurrencyLimit } from '../shared/concurrency/concurrency-limit';
+import { buildAppServices, type AppServices } from '../shared/composition-root';
 import { createLogger } from '../shared/logging/logger';
 import { buildFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout-services';
+import { ACS_EMAIL_API_VERSION } from '../shared/notifications/providers/acs-email-operation';
+import { acsClientArguments, acsClientOptions, isLoopbackHttp, observeTries, sendBudgetMs } from '../shared/notifications/providers/acs-pipeline';
+import type { EmailMessage, SendObserver } from '../shared/notifications/providers/delivery';
+import { DEFAULT_RETRY_POLICY } from '../shared/notifications/retry-transient';
 import { runFanoutInProcess } from '../shared/notifications/run-fanout';
+import { timeSqliteStatements } from './sqlite-timing';
 import { HEAP_SAMPLE_MS, type AdapterRun, type FanoutBenchMessage, type FanoutRun, type FanoutWorkerMessage } from './fanout-protocol';
 
 /**
@@ -32,6 +39,9 @@ function send(message: FanoutWorkerMessage): Promise<void> {
 
 type Deps = ReturnType<typeof buildFanoutDeps>;
 
+/** Installed before the app's services: every statement the worker runs is timed. */
+const sqliteTime = timeSqliteStatements();
+
 /** The highest V8 heap use, read every `HEAP_SAMPLE_MS` until `stop()`. */
 function watchHeap(): { stop(): number } {
   let peak = process.memoryUsage().heapUsed;
@@ -44,13 +54,28 @@ function watchHeap(): { stop(): number } {
   };
 }
 
-/** Wall and CPU time (user + system, and system alone) of `work`. */
-async function timed<T>(work: () => Promise<T>): Promise<{ value: T; wallMs: number; cpuMs: number; cpuSystemMs: number }> {
+/**
+ * Wall and CPU time (user + system, and system alone) of `work`, and its event-loop utilization:
+ * the share of the time the loop was running code rather than waiting for I/O. Busy near 100%
+ * with CPU below it: the loop was blocked without computing (synchronous SQLite file I/O, or the
+ * core taken by another process).
+ */
+async function timed<T>(
+  work: () => Promise<T>,
+): Promise<{ value: T; wallMs: number; cpuMs: number; cpuSystemMs: number; eventLoopUtilization: number }> {
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
+  const eluBefore = performance.eventLoopUtilization();
   const value = await work();
   const cpu = process.cpuUsage(cpuBefore);
-  return { value, wallMs: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000, cpuSystemMs: cpu.system / 1000 };
+  const elu = performance.eventLoopUtilization(eluBefore);
+  return {
+    value,
+    wallMs: performance.now() - started,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    cpuSystemMs: cpu.system / 1000,
+    eventLoopUtilization: elu.utilization,
+  };
 }
 
 async function main(): Promise<void> {
@@ -65,7 +90,7 @@ async function main(): Promise<void> {
     void send({ kind: 'ready', deliveryConcurrency: deps.concurrency, batchSize: deps.batchSize });
   });
   try {
-    if (message.kind === 'adapter') await runAdapter(deps, message);
+    if (message.kind === 'adapter') await runAdapter(deps, services.config, message);
     else await runFanout(deps, message, sink);
   } finally {
     await services.database.close();
@@ -74,8 +99,10 @@ async function main(): Promise<void> {
 
 async function runFanout(deps: Deps, run: FanoutRun, sink: ReturnType<typeof countingSink>): Promise<void> {
   const heap = watchHeap();
-  const { value: result, wallMs, cpuMs, cpuSystemMs } = await timed(() => runFanoutInProcess(run.announcementId, deps, { parallelBatches: run.parallelBatches }));
+  sqliteTime.reset();
+  const { value: result, wallMs, cpuMs, cpuSystemMs, eventLoopUtilization } = await timed(() => runFanoutInProcess(run.announcementId, deps, { parallelBatches: run.parallelBatches }));
   const peakHeapUsedBytes = heap.stop();
+  const sqlite = sqliteTime.read();
   await send({ kind: 'timed' });
   const emailOperationCheck = run.checkEmailOperation ? await checkOneEmailOperation(deps, run.announcementId) : undefined;
   const [firstFailure] = result.failedBatches;
@@ -89,6 +116,8 @@ async function runFanout(deps: Deps, run: FanoutRun, sink: ReturnType<typeof cou
     wallMs,
     cpuMs,
     cpuSystemMs,
+    eventLoopUtilization,
+    sqlite,
     peakHeapUsedBytes,
     logLines: sink.lines,
     warnOrErrorLines: sink.warnOrError,
@@ -102,29 +131,75 @@ async function runFanout(deps: Deps, run: FanoutRun, sink: ReturnType<typeof cou
  * around them. Its CPU per send is the adapter's share (SDK pipeline, signing, HTTP) of a fan-out
  * delivery's CPU.
  */
-async function runAdapter(deps: Deps, run: AdapterRun): Promise<void> {
-  const limit = new ConcurrencyLimit(run.concurrency);
+async function runAdapter(deps: Deps, config: AppServices['config'], run: AdapterRun): Promise<void> {
+  const direct = run.channel === 'email-direct' ? directEmailSend(config) : undefined;
   const results: Record<string, number> = {};
   const text = 'Bench announcement\nThe fan-out benchmark sends this text on every channel.';
+  let next = 0;
   const sendOne = async (index: number): Promise<void> => {
     const number = String(index).padStart(7, '0');
     const observer = { tries: 0 };
+    const email = { to: `bench-${number}@example.test`, subject: 'Bench announcement', text, operationId: randomUUID() };
     const outcome =
       run.channel === 'sms'
         ? await deps.providers.sms.send({ to: `+1555${number}`, text, tag: `bench/${number}` }, observer)
-        : await deps.providers.email.send(
-            { to: `bench-${number}@example.test`, subject: 'Bench announcement', text, operationId: randomUUID() },
-            observer,
-          );
+        : direct
+          ? await direct(email, observer)
+          : await deps.providers.email.send(email, observer);
     results[outcome.result] = (results[outcome.result] ?? 0) + 1;
   };
   const heap = watchHeap();
-  const { wallMs, cpuMs, cpuSystemMs } = await timed(() =>
-    Promise.all(Array.from({ length: run.messages }, (_, index) => limit.run(() => sendOne(index)))),
-  );
+  // `concurrency` senders, each taking the next message when its last one is answered.
+  const sender = async (): Promise<void> => {
+    for (let index = next++; index < run.messages; index = next++) await sendOne(index);
+  };
+  const { wallMs, cpuMs, cpuSystemMs, eventLoopUtilization } = await timed(() => Promise.all(Array.from({ length: run.concurrency }, sender)));
   const peakHeapUsedBytes = heap.stop();
   await send({ kind: 'timed' });
-  await send({ kind: 'adapter-done', results, wallMs, cpuMs, cpuSystemMs, peakHeapUsedBytes });
+  await send({ kind: 'adapter-done', results, wallMs, cpuMs, cpuSystemMs, eventLoopUtilization, peakHeapUsedBytes });
+}
+
+/**
+ * A comparison, not the app's path: the e-mail send's one POST (same body, headers, repeatability
+ * and operation id) through the same SDK pipeline pieces as the app's adapter (client options from
+ * `acsClientOptions`: retries and the per-try policy; the SDK's own `createCommunicationAuthPolicy`
+ * for HMAC signing; the per-send budget), but with `ServiceClient.sendRequest` instead of
+ * `EmailClient.beginSend`: no long-running-operation poller, no first status poll to cancel. The
+ * pattern `acs-email-operation.ts` already uses for the status request.
+ */
+function directEmailSend(config: AppServices['config']): (message: EmailMessage, observer: SendObserver) => Promise<{ result: string }> {
+  const { acs, acsEmailSender } = config.notifications;
+  if (!acs || !acsEmailSender) throw new Error('the e-mail comparison needs the fake ACS settings');
+  const settings = { access: acs, retry: DEFAULT_RETRY_POLICY };
+  const args = acsClientArguments(acs, settings);
+  const { url, credential } = parseClientArguments(args[0], args[1]);
+  const client = new ServiceClient(acsClientOptions(settings));
+  client.pipeline.addPolicy(createCommunicationAuthPolicy(credential));
+  const sendUrl = `${url.replace(/\/+$/, '')}/emails:send?api-version=${ACS_EMAIL_API_VERSION}`;
+  return async (message, observer) => {
+    const request = createPipelineRequest({
+      url: sendUrl,
+      method: 'POST',
+      body: JSON.stringify({
+        senderAddress: acsEmailSender,
+        recipients: { to: [{ address: message.to }] },
+        content: { subject: message.subject, plainText: message.text },
+        userEngagementTrackingDisabled: true,
+      }),
+      headers: createHttpHeaders({
+        accept: 'application/json',
+        'content-type': 'application/json',
+        'operation-id': message.operationId ?? randomUUID(),
+        'x-ms-client-request-id': randomUUID(),
+        'repeatability-request-id': randomUUID(),
+        'repeatability-first-sent': new Date().toUTCString(),
+      }),
+      abortSignal: AbortSignal.timeout(sendBudgetMs(settings)),
+      allowInsecureConnection: isLoopbackHttp(acs.endpoint),
+    });
+    const response = await observeTries(observer, () => client.sendRequest(request));
+    return { result: response.status === 202 ? 'accepted' : `http_${response.status}` };
+  };
 }
 
 /**
@@ -140,8 +215,8 @@ async function checkOneEmailOperation(deps: Deps, announcementId: string): Promi
   );
   const read = deps.providers.email.operationOutcome?.bind(deps.providers.email);
   if (!row?.providerMessageId || !read) return 'no accepted e-mail operation to check';
-  const outcome = await read(row.providerMessageId);
-  return typeof outcome === 'string' ? outcome : outcome.result;
+  const answer = await read(row.providerMessageId);
+  return answer.state === 'ended' ? answer.outcome.result : answer.state === 'unknown' ? `unknown (${answer.code})` : answer.state;
 }
 
 // Exits once the answer is sent: keep-alive sockets to the fakes would otherwise hold the process open.

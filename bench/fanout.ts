@@ -111,8 +111,12 @@ export interface FanoutPhase {
 
 export type AdapterChannel = AdapterRun['channel'];
 
-/** The adapter-alone runs (`measureAdapter`), after the fan-outs; push needs none: its 100 requests cost nothing to speak of. */
-export const ADAPTER_CHANNELS: readonly AdapterChannel[] = ['sms', 'email'];
+/**
+ * The adapter-alone runs (`measureAdapter`), after the fan-outs: SMS, e-mail, and for comparison
+ * the e-mail's POST without the SDK's poller (`email-direct`, bench code). Push needs none: its 100
+ * requests cost nothing to speak of.
+ */
+export const ADAPTER_CHANNELS: readonly AdapterChannel[] = ['sms', 'email', 'email-direct'];
 
 export interface AdapterPhase {
   channel: AdapterChannel;
@@ -146,6 +150,7 @@ export interface FanoutMeasurement {
  * against its own floor. Each run writes its audience to a fresh SQLite database and runs in a
  * worker process of its own (`fanout-worker.ts`, `runFanoutInProcess`: no queue, no Functions host)
  * whose RSS is watched; the fakes run here, in the bench process, so they use the other core.
+ * Then each ACS adapter alone (`ADAPTER_CHANNELS`), to tell its cost from the fan-out's around it.
  * Fails when a batch failed, a delivery was not taken by its provider, or an e-mail status request
  * came during a run: the time of an incomplete (or differently shaped) fan-out would mislead.
  */

@@ -24,8 +24,8 @@ import {
  * `npm run bench`: measures the app on the project's local host, then the notification fan-out in a
  * process of its own, and writes bench/results.md. A script, not a test: it asserts nothing but
  * that every answer had the expected status and every delivery was taken by its provider. The
- * request counts keep the auth sections under a minute on two cores; the fan-out's four runs (each
- * channel alone, then all three) take about a minute more.
+ * request counts keep the auth sections under a minute on two cores; the fan-out's runs (each channel
+ * alone, all three, then each ACS adapter alone) take about three minutes more.
  *
  * For iterating on the fan-out alone (prints its section, leaves bench/results.md alone):
  *   node dist/bench/run.js --only fanout [--phases push,sms,email,combined,sms-adapter,email-adapter] [--cpu-prof <dir>]
