@@ -41,8 +41,10 @@ export async function deliverBatch(
     for (const recipient of recipientsOn('sms')) tasks.push(ctx.limit.run(() => deliverSms(ctx, recipient)));
     for (const recipient of recipientsOn('email')) tasks.push(ctx.limit.run(() => deliverEmail(ctx, recipient)));
     const failure = (await Promise.allSettled(tasks)).find((settled) => settled.status === 'rejected');
+    await ctx.flush();
     if (failure) throw failure.reason;
   } catch (error) {
+    await ctx.flush().catch(() => undefined);
     await ctx.releaseAll();
     throw error;
   }

@@ -221,7 +221,7 @@ export interface AcceptedDelivery extends DeliveryKey {
 export async function acceptedBefore(db: Pick<Database, 'query' | 'dialect'>, channel: Channel, before: string, limit: number): Promise<AcceptedDelivery[]> {
   return db.query<AcceptedDelivery>(
     `SELECT announcementId, userId, channel, providerMessageId, updatedAt FROM NotificationDeliveries
-     WHERE result = 'accepted' AND updatedAt <= @before AND channel = @channel
+     WHERE result = 'accepted' AND channel = @channel AND updatedAt <= @before
      ORDER BY updatedAt, announcementId, userId ${limitClause(db.dialect, '@limit')}`,
     { channel, before, limit },
   );

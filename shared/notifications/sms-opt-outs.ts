@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../db/database';
 import { UniqueViolationError } from '../db/database-errors';
 import { canonicalPhone } from '../users/contact-address';
-import { readPreferences } from './notification-preferences';
+import { isOn } from './notification-preferences';
 
 /**
  * SMS opt-outs (contract section 10): the user's own choice (`sms: false` in their preferences)
@@ -56,15 +56,20 @@ async function recordKeyword(db: SqlExecutor, phone: string, column: 'optedOutAt
 /** Why an SMS to this recipient must not go out, if it must not. */
 export type SmsOptOut = 'user_choice' | 'provider_stop';
 
-/** The opt-out that applies to `userId` at `phone` now, or undefined when an SMS may go. */
+/**
+ * The opt-out that applies to `userId` at `phone` now, or undefined when an SMS may go. One
+ * statement reads both (it runs before every SMS): the user's `sms` preference (no row: on) and
+ * the number's keyword state.
+ */
 export async function smsOptOutOf(db: SqlExecutor, userId: string, phone: string): Promise<SmsOptOut | undefined> {
-  if (!(await readPreferences(db, userId)).sms) return 'user_choice';
-  const canonical = canonicalPhone(phone);
-  if (canonical === undefined) return undefined;
-  const [row] = await db.query<{ phone: string }>(
-    `SELECT phone FROM SmsOptOuts
-     WHERE phone = @phone AND optedOutAt IS NOT NULL AND (optedInAt IS NULL OR optedInAt < optedOutAt)`,
-    { phone: canonical },
+  const canonical = canonicalPhone(phone) ?? null;
+  const [row] = await db.query<{ sms: number | boolean | null; stopped: string | null }>(
+    `SELECT p.sms AS sms, o.phone AS stopped
+     FROM (SELECT 1 AS one) AS asked
+     LEFT JOIN NotificationPreferences p ON p.userId = @userId
+     LEFT JOIN SmsOptOuts o ON o.phone = @phone AND o.optedOutAt IS NOT NULL AND (o.optedInAt IS NULL OR o.optedInAt < o.optedOutAt)`,
+    { userId, phone: canonical },
   );
-  return row ? 'provider_stop' : undefined;
+  if (row && row.sms !== null && !isOn(row.sms)) return 'user_choice';
+  return row?.stopped ? 'provider_stop' : undefined;
 }

@@ -55,9 +55,9 @@ describe('migration 0008-delivery-reports (SQLite)', () => {
     await row('push', 'accepted');
     expect(await opened.query("SELECT count(*) AS n FROM NotificationDeliveries WHERE providerMessageId = 'm'")).toEqual([{ n: 3 }]);
     expect(await opened.query('SELECT name FROM sqlite_master WHERE type = \'index\' AND tbl_name = \'NotificationDeliveries\' AND name LIKE \'IX_%\' ORDER BY name')).toEqual([
+      { name: 'IX_NotificationDeliveries_accepted_updatedAt' },
       { name: 'IX_NotificationDeliveries_announcementId_result' },
       { name: 'IX_NotificationDeliveries_channel_providerMessageId' },
-      { name: 'IX_NotificationDeliveries_result_updatedAt' },
     ]);
   });
 });

@@ -79,6 +79,7 @@ export function acsClientOptions(
       maxRetryDelayInMs: MAX_IN_INVOCATION_WAIT_MS,
     },
     additionalPolicies: [
+      { policy: cancelledRequestPolicy, position: 'perCall' as const },
       ...(given.additionalPolicies ?? []),
       ...extraPolicies.map((policy) => ({ policy, position: 'perCall' as const })),
       { policy: tryPolicy(settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS), position: 'perRetry' as const },
@@ -95,6 +96,22 @@ export function isLoopbackHttp(endpoint: string): boolean {
     return false;
   }
 }
+
+/**
+ * A request cancelled before it starts (the e-mail status poll the send path cuts off) ends here,
+ * before it is signed and handed to the HTTP client: the same AbortError, without the work.
+ */
+const cancelledRequestPolicy: PipelinePolicy = {
+  name: 'acsCancelledRequest',
+  sendRequest(request, next) {
+    if (request.abortSignal?.aborted) {
+      const cancelled = new Error('The request was cancelled before it was sent.');
+      cancelled.name = 'AbortError';
+      return Promise.reject(cancelled);
+    }
+    return next(request);
+  },
+};
 
 interface ObservedSend extends SendObserver {
   lastFailure?: string;

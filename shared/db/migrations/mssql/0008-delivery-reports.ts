@@ -16,7 +16,10 @@ export async function up(tx: SqlExecutor): Promise<void> {
   await tx.execute(
     'CREATE INDEX IX_NotificationDeliveries_channel_providerMessageId ON dbo.NotificationDeliveries (channel, providerMessageId)',
   );
-  await tx.execute('CREATE INDEX IX_NotificationDeliveries_result_updatedAt ON dbo.NotificationDeliveries (result, updatedAt)');
+  // Filtered: only rows waiting for their report are in it, so finishing other rows never touches it.
+  await tx.execute(
+    "CREATE INDEX IX_NotificationDeliveries_accepted_updatedAt ON dbo.NotificationDeliveries (channel, updatedAt) WHERE result = N'accepted'",
+  );
   await tx.execute('ALTER TABLE dbo.SmsOptOuts ALTER COLUMN optedOutAt datetime2(3) NULL');
   await tx.execute('ALTER TABLE dbo.SmsOptOuts ADD optedInAt datetime2(3) NULL');
   await tx.execute(`
@@ -33,7 +36,7 @@ export async function down(tx: SqlExecutor): Promise<void> {
   await tx.execute('DELETE FROM dbo.SmsOptOuts WHERE optedOutAt IS NULL OR (optedInAt IS NOT NULL AND optedInAt >= optedOutAt)');
   await tx.execute('ALTER TABLE dbo.SmsOptOuts DROP COLUMN optedInAt');
   await tx.execute('ALTER TABLE dbo.SmsOptOuts ALTER COLUMN optedOutAt datetime2(3) NOT NULL');
-  await tx.execute('DROP INDEX IX_NotificationDeliveries_result_updatedAt ON dbo.NotificationDeliveries');
+  await tx.execute('DROP INDEX IX_NotificationDeliveries_accepted_updatedAt ON dbo.NotificationDeliveries');
   await tx.execute('DROP INDEX IX_NotificationDeliveries_channel_providerMessageId ON dbo.NotificationDeliveries');
   await tx.execute('ALTER TABLE dbo.NotificationDeliveries ALTER COLUMN providerMessageId nvarchar(128) COLLATE DATABASE_DEFAULT NULL');
   await tx.execute("UPDATE dbo.NotificationDeliveries SET result = N'success' WHERE result IN (N'accepted', N'delivered')");

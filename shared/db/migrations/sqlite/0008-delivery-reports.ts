@@ -5,7 +5,8 @@ import type { SqlExecutor } from '../../database';
  * - NotificationDeliveries gains `accepted` (handed to the provider, its delivery report still to
  *   come) and the reported end states `delivered` and `failed`. SQLite cannot change a CHECK
  *   constraint in place, so the table is rebuilt. Two indexes serve the reports: an e-mail report
- *   names only its operation id (`providerMessageId`), and the settle timer reads old `accepted` rows.
+ *   names only its operation id (`providerMessageId`), and the settle timer reads old `accepted` rows
+ *   (a partial index of those rows alone).
  * - SmsOptOuts keeps both the last STOP and the last START of a number, so reports that arrive out
  *   of order still leave the later keyword in force: a START row may exist without a STOP.
  * - ProviderEvents: the ids of provider events already applied, so a redelivered event changes
@@ -14,7 +15,8 @@ import type { SqlExecutor } from '../../database';
 export async function up(tx: SqlExecutor): Promise<void> {
   await rebuildDeliveries(tx, RESULTS_WITH_REPORTS);
   await tx.execute('CREATE INDEX IX_NotificationDeliveries_channel_providerMessageId ON NotificationDeliveries (channel, providerMessageId)');
-  await tx.execute('CREATE INDEX IX_NotificationDeliveries_result_updatedAt ON NotificationDeliveries (result, updatedAt)');
+  // Partial: only rows waiting for their report are in it, so finishing other rows never touches it.
+  await tx.execute("CREATE INDEX IX_NotificationDeliveries_accepted_updatedAt ON NotificationDeliveries (channel, updatedAt) WHERE result = 'accepted'");
 
   await tx.execute(`
     CREATE TABLE SmsOptOuts_new (
