@@ -1,3 +1,4 @@
+import { GROUP_COMMIT_MS, GROUP_COMMIT_ROWS } from '../shared/notifications/delivery-context';
 import type { Channel } from '../shared/notifications/providers/delivery';
 import {
   EXPECTED_RESULT,
@@ -106,9 +107,9 @@ function appSideCosts(m: FanoutMeasurement): string[] {
     .filter((x): x is { p: FanoutPhase; s: NonNullable<typeof x.s> } => x.s !== undefined);
   if (finishes.length > 0) {
     lines.push(
-      `1. **One commit per delivery for the ledger.** Every delivery's row is finished by its own \`UPDATE\` outside any transaction (\`DeliveryContext.finish\` → \`finishDelivery\`, \`shared/notifications/delivery-context.ts\`, \`delivery-ledger.ts\`), while the batch's rows were claimed in one transaction (\`claimAll\`). On SQLite each is a commit of its own, run synchronously on the event loop, and it updates the row's three indexes besides the key (two of them added with the delivery reports, migration 0008: \`(channel, providerMessageId)\`, \`(result, updatedAt)\`): ${finishes
+      `1. **The ledger's send results.** Each delivery's row is finished by an \`UPDATE\` that is written by group commit: the results of up to ${GROUP_COMMIT_ROWS} sends, or of ${GROUP_COMMIT_MS} ms, in one transaction (\`DeliveryContext.finish\`, \`shared/notifications/delivery-context.ts\`), instead of a commit per row, which cost more than the sends themselves; and the index of rows waiting for a report is partial (\`result = 'accepted'\`, migration 0008). What remains: ${finishes
         .map(({ p, s }) => `${LABEL[p.name].toLowerCase()} ${count(s.calls)}× ${seconds(s.ms)} (${perItem(s.ms, s.calls)} each, ${percent(s.ms, p.result.wallMs)} of the run)`)
-        .join('; ')}. Finishing a batch's rows in a few transactions instead would leave a fraction of that (the same statement in a transaction is a small share of an autocommit), at the price of a wider at-least-once window if the worker dies between the send and the commit.`,
+        .join('; ')}; the \`COMMIT\`s of those transactions are counted apart. The price of group commit: a worker that dies loses at most those milliseconds of results, whose rows stay \`pending\` and are sent again by the redelivered message.`,
     );
   }
   const email = adapter('email');
@@ -116,14 +117,14 @@ function appSideCosts(m: FanoutMeasurement): string[] {
   const sms = adapter('sms');
   if (email && direct) {
     lines.push(
-      `2. **The e-mail send's long-running-operation machinery.** \`acs-email-provider.ts\` sends with \`EmailClient.beginSend\`, which builds a \`core-lro\` poller and starts the first status request at once; the adapter cancels that request when the 202 arrives, but it has already gone through the pipeline (serialisation, HMAC signing) and ends in an \`AbortError\`. Alone, the app's e-mail adapter costs ${perItem(email.result.cpuMs, email.messages)} of CPU a send (peak RSS ${mib(email.peakBytes)} MiB); the same POST with the same headers through the same SDK pipeline pieces (\`ServiceClient.sendRequest\` with \`acsClientOptions\` and the SDK's \`createCommunicationAuthPolicy\`, as \`acs-email-operation.ts\` already does for the status request) costs ${perItem(direct.result.cpuMs, direct.messages)} (${mib(direct.peakBytes)} MiB)${sms ? `; an SMS through \`SmsClient.send\` ${perItem(sms.result.cpuMs, sms.messages)}` : ''}. The difference, ${perItem(email.result.cpuMs - (direct.result.cpuMs / direct.messages) * email.messages, email.messages)} a send, is work the fan-out does not need (it never waits for the operation).`,
+      `2. **The e-mail send's long-running-operation machinery.** \`acs-email-provider.ts\` sends with \`EmailClient.beginSend\`, which builds a \`core-lro\` poller and starts the first status request at once; the adapter cancels that request when the 202 arrives, and the pipeline's first policy ends it before it is signed or sent (\`acs-pipeline.ts\`), but the poller and the request are still built. Alone, the app's e-mail adapter costs ${perItem(email.result.cpuMs, email.messages)} of CPU a send (peak RSS ${mib(email.peakBytes)} MiB); the same POST with the same headers through the same SDK pipeline pieces (\`ServiceClient.sendRequest\` with \`acsClientOptions\` and the SDK's \`createCommunicationAuthPolicy\`, as \`acs-email-operation.ts\` already does for the status request) costs ${perItem(direct.result.cpuMs, direct.messages)} (${mib(direct.peakBytes)} MiB)${sms ? `; an SMS through \`SmsClient.send\` ${perItem(sms.result.cpuMs, sms.messages)}` : ''}. The difference, ${perItem(email.result.cpuMs - (direct.result.cpuMs / direct.messages) * email.messages, email.messages)} a send, is work the fan-out does not need (it never waits for the operation).`,
     );
   }
   const smsRun = phase('sms');
   const spend = statement(smsRun, 'UPDATE SmsMonthlySpend SET spentMicroUsd');
   if (smsRun) {
     lines.push(
-      `3. **Per-SMS statements.** Besides its ledger row, each SMS reads its opt-outs and the user's preferences and reserves its spend (\`deliver-sms.ts\`, \`sms-opt-outs.ts\`, \`sms-spend-guard.ts\`), each a statement of its own${spend ? ` (the spend \`UPDATE\`: ${count(spend.calls)}× ${seconds(spend.ms)})` : ''}: ${count(smsRun.result.sqlite.calls)} statements for ${count(smsRun.result.recipients)} SMS in that run, ${seconds(smsRun.result.sqlite.ms)} in all.`,
+      `3. **Per-SMS statements.** Besides its ledger row, each SMS reads its opt-outs and the user's preferences (one statement) and reserves its spend (\`deliver-sms.ts\`, \`sms-opt-outs.ts\`, \`sms-spend-guard.ts\`), each an autocommit of its own${spend ? ` (the spend \`UPDATE\`: ${count(spend.calls)}× ${seconds(spend.ms)})` : ''}: ${count(smsRun.result.sqlite.calls)} statements for ${count(smsRun.result.recipients)} SMS in that run, ${seconds(smsRun.result.sqlite.ms)} in all.`,
     );
   }
   const any = m.phases.find((p) => p.channels.length === 1);
