@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../shared/logging/logger';
 import { parseLogLine } from '../test/helpers/log-schema';
 import { createEventGridWebhook } from './eventgrid-host';
 import { startHttpHost, type HttpHost } from './http-host';
 import { createHookRunner } from './invocation';
 import { loadApp } from './load-app';
 import { buildRouteTable } from './route-table';
+import { captureHostLogs } from './test-fixtures/host-log-capture';
 
 interface Received {
   event: Record<string, unknown>;
@@ -19,14 +19,7 @@ interface Received {
 
 const fixtureRoot = path.join(__dirname, 'test-fixtures', 'app');
 const received = ((globalThis as { __localHostFixtureEventGrid?: Received[] }).__localHostFixtureEventGrid ??= []);
-const lines: string[] = [];
-const allLines: string[] = [];
-const logger = createLogger({
-  service: 'local-host',
-  level: 'debug',
-  destination: { write: (line: string) => void (lines.push(line), allLines.push(line)) },
-});
-const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+const { logger, lines, allLines, logged } = captureHostLogs();
 
 let host: HttpHost;
 let webhook: string;

@@ -1,24 +1,16 @@
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../shared/logging/logger';
 import { parseLogLine } from '../test/helpers/log-schema';
 import { startHttpHost, type HttpHost } from './http-host';
 import { createHookRunner, type HookRunner } from './invocation';
 import { loadApp } from './load-app';
 import { buildRouteTable } from './route-table';
+import { captureHostLogs } from './test-fixtures/host-log-capture';
 
 const fixtureRoot = path.join(__dirname, 'test-fixtures', 'app');
 const events = ((globalThis as { __localHostFixtureEvents?: string[] }).__localHostFixtureEvents ??= []);
-const lines: string[] = [];
-/** Every line ever written, for the log-schema check (tests clear `lines`). */
-const allLines: string[] = [];
-const logger = createLogger({
-  service: 'local-host',
-  level: 'debug',
-  destination: { write: (line: string) => void (lines.push(line), allLines.push(line)) },
-});
-const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+const { logger, lines, allLines, logged } = captureHostLogs();
 
 let host: HttpHost;
 let hooks: HookRunner;

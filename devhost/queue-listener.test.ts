@@ -4,22 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../shared/logging/logger';
 import { parseLogLine } from '../test/helpers/log-schema';
 import { startAzuriteQueue, type RunningAzurite } from './azurite';
 import type { QueueSettings } from './host-json';
 import { startQueueListener, type QueueListener } from './queue-listener';
+import { captureHostLogs } from './test-fixtures/host-log-capture';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'local-host-queue-'));
-const lines: string[] = [];
-/** Every line ever written, for the log-schema check (tests clear `lines`). */
-const allLines: string[] = [];
-const logger = createLogger({
-  service: 'local-host',
-  level: 'debug',
-  destination: { write: (line: string) => void (lines.push(line), allLines.push(line)) },
-});
-const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+const { logger, lines, allLines, logged } = captureHostLogs();
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const settings: QueueSettings = {
   batchSize: 4,

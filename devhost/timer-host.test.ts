@@ -1,19 +1,12 @@
 import type { InvocationContext, Timer } from '@azure/functions';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../shared/logging/logger';
 import { parseLogLine } from '../test/helpers/log-schema';
 import { createFunctionsCore, type FunctionRegistration } from './functions-core-shim';
 import { createHookRunner } from './invocation';
 import { startTimers } from './timer-host';
+import { captureHostLogs } from './test-fixtures/host-log-capture';
 
-const lines: string[] = [];
-/** Every line ever written, for the log-schema check (tests clear `lines`). */
-const allLines: string[] = [];
-const logger = createLogger({
-  service: 'local-host',
-  level: 'debug',
-  destination: { write: (line: string) => void (lines.push(line), allLines.push(line)) },
-});
+const { logger, lines, allLines } = captureHostLogs();
 
 interface Run {
   at: string;
