@@ -79,7 +79,7 @@ export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailP
         if (sendAnswer?.status !== 202) {
           // ACS already holds an operation under the id this row chose: an earlier send of this very
           // message (its answer lost, or still in progress). Sending again would not help; it is accepted.
-          if (message.operationId && (error as { statusCode?: unknown }).statusCode === 409) {
+          if (message.operationId && (error as { statusCode?: unknown } | null)?.statusCode === 409) {
             return { result: 'accepted', providerMessageId: message.operationId };
           }
           return acsFailure(error);
