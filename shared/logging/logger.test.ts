@@ -70,6 +70,19 @@ describe('createLogger', () => {
     expect(sink.lines[0]).toMatchObject({ pin: '[REDACTED]', password: '[REDACTED]' });
   });
 
+  it('redacts secret fields at any depth it walks, in arrays and child bindings, without touching the caller\'s objects', () => {
+    const { sink, logger } = capture();
+    const fields = { batch: { recipients: [{ phone: '+15550002222', nested: { token: 'canary-deep-token' } }] }, headers: { a: 1 } };
+    logger.child({ secret: 'canary-binding' }).info(fields, 'nested');
+    expect(sink.text).not.toMatch(/15550002222|canary-deep-token|canary-binding/);
+    expect(sink.lines[0]).toMatchObject({
+      secret: '[REDACTED]',
+      headers: '[REDACTED]',
+      batch: { recipients: [{ phone: '[REDACTED]', nested: { token: '[REDACTED]' } }] },
+    });
+    expect(fields.batch.recipients[0]?.phone).toBe('+15550002222');
+  });
+
   it('carries a stack on error lines through errorFields', () => {
     const { sink, logger } = capture();
     const cause = new Error('socket closed');
