@@ -2,7 +2,7 @@ import type { ServiceClient } from '@azure/core-client';
 import type { AcsAccess } from '../../config';
 import { acsClientArguments, acsClientOptions, acsFailure, isLoopbackHttp, type AcsPipelineSettings } from './acs-pipeline';
 import type { DeliveryOutcome, EmailOperationState } from './delivery';
-import { safeLabel } from './provider-http';
+import { asRecord, parseJson, safeLabel } from './provider-http';
 
 /** ACS's code for mail dropped because every recipient is on its suppression list (hard-bounced before). */
 export const SUPPRESSED_RECIPIENT_CODE = 'EmailDroppedAllRecipientsSuppressed';
@@ -77,12 +77,7 @@ async function readOperation(
 }
 
 function parse(text: string | null | undefined): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text ?? '');
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  return asRecord(parseJson(text ?? ''));
 }
 
 function errorCodeOf(text: string | null | undefined): unknown {

@@ -6,7 +6,7 @@ import type { AcsAccess } from '../../config';
 import type { RetryPolicy } from '../retry-transient';
 import { MAX_IN_INVOCATION_WAIT_MS } from '../retry-transient';
 import type { DeliveryOutcome, SendObserver } from './delivery';
-import { DEFAULT_REQUEST_TIMEOUT_MS, httpStatusCode, isTransientStatus, safeLabel } from './provider-http';
+import { DEFAULT_REQUEST_TIMEOUT_MS, httpStatusCode, isTransientStatus, retryAfterMs, safeLabel } from './provider-http';
 
 /**
  * What the ACS SMS and e-mail clients share: how they authenticate (the managed identity in Azure,
@@ -158,7 +158,7 @@ function tryPolicy(timeoutMs: number): PipelinePolicy {
       try {
         const response = await next(request);
         if (observer && response.status >= 400) observer.lastFailure = httpStatusCode(response.status);
-        const waitMs = retryAfterOf(response.headers.get('retry-after'));
+        const waitMs = retryAfterMs(response.headers, new Date());
         if ((response.status === 429 || response.status === 503) && waitMs !== undefined && waitMs > MAX_IN_INVOCATION_WAIT_MS) {
           // Without `response` on the error, the SDK's retry strategies stop instead of waiting it out.
           throw new RestError('the provider asks for a longer pause than an invocation waits', { statusCode: response.status, request });
@@ -178,15 +178,6 @@ function tryPolicy(timeoutMs: number): PipelinePolicy {
       }
     },
   };
-}
-
-/** `Retry-After` in milliseconds (delta-seconds or an HTTP date), or undefined. */
-function retryAfterOf(value: string | undefined): number | undefined {
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : at - Date.now();
 }
 
 /**

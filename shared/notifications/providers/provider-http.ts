@@ -77,7 +77,7 @@ export function safeLabel(value: unknown): string | undefined {
 }
 
 /** `Retry-After` in milliseconds (delta-seconds or an HTTP date), or undefined when absent or unreadable. */
-export function retryAfterMs(headers: Headers, now: Date): number | undefined {
+export function retryAfterMs(headers: { get(name: string): string | null | undefined }, now: Date): number | undefined {
   const value = headers.get('retry-after')?.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value) * 1000;

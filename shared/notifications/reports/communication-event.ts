@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJson } from '../providers/provider-http';
 
 /**
  * The Azure Communication Services events the `communication-events` function takes, read from
@@ -110,12 +111,4 @@ function problemOf(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid';
   return `${issue.path.join('.') || '(root)'}: ${issue.code}`;
-}
-
-function parseJson(value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    return undefined;
-  }
 }
