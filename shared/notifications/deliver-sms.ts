@@ -19,6 +19,19 @@ export function smsText(title: string, body: string): string {
   return fitSmsText(`${title}\n${body}`.trim(), SMS_MAX_SEGMENTS);
 }
 
+/** The SMS of each announcement a batch delivers, cut and counted once rather than per recipient. */
+const smsOfAnnouncement = new WeakMap<DeliveryContext['announcement'], { text: string; segments: number }>();
+
+function smsOf(announcement: DeliveryContext['announcement']): { text: string; segments: number } {
+  let sms = smsOfAnnouncement.get(announcement);
+  if (!sms) {
+    const text = smsText(announcement.title, announcement.body);
+    sms = { text, segments: smsSegments(text).segments };
+    smsOfAnnouncement.set(announcement, sms);
+  }
+  return sms;
+}
+
 /**
  * One recipient's SMS, its ledger row held by the caller: check the opt-outs (the user's and the
  * provider's STOP list), reserve the spend of its segments, send (the provider retries transient
@@ -39,8 +52,7 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
     return;
   }
 
-  const text = smsText(ctx.announcement.title, ctx.announcement.body);
-  const { segments } = smsSegments(text);
+  const { text, segments } = smsOf(ctx.announcement);
   const reservation = await reserveSms(ctx.db, ctx.deps.sms, ctx.now(), segments);
   if (reservation.ok && reservation.warning) {
     ctx.deps.logger.warn({ month: reservation.month, ...reservation.warning, share: 0.8 }, 'sms spend reached 80% of the monthly cap');

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { insertAnnouncement } from '../../shared/announcements/announcement-store';
 import type { Database } from '../../shared/db/database';
 import { createLogger } from '../../shared/logging/logger';
 import {
@@ -22,6 +21,7 @@ import { insertUser } from '../../shared/users/user-store';
 import { asCloudEvent, emailDeliveryReport, smsDeliveryReport, smsReceived } from '../helpers/fake-providers/acs-events';
 import type { EmailDelivery, SmsDelivery } from '../helpers/fake-providers/fake-acs';
 import { LogSink } from '../helpers/log-sink';
+import { addPublishedAnnouncement } from '../notifications/notification-fixtures';
 import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
 import type { TestDatabaseFactory } from './test-databases';
 
@@ -33,23 +33,7 @@ const SENDER = 'DoNotReply@notifications.example.test';
 
 async function seed(db: Database): Promise<{ sms: DeliveryKey; email: DeliveryKey }> {
   await insertUser(db, { ...adultUser(7), phone: PHONE, email: EMAIL });
-  await insertAnnouncement(db, {
-    id: ANNOUNCEMENT,
-    authorId: numberedId(7),
-    title: 't',
-    body: 'b',
-    channels: ['sms', 'email'],
-    status: 'published',
-    rejectionReason: null,
-    createdAt: NOW,
-    updatedAt: NOW,
-    submittedAt: NOW,
-    reviewedAt: NOW,
-    reviewedBy: numberedId(7),
-    publishedAt: NOW,
-    publishedBy: numberedId(7),
-    fanoutEnqueuedAt: NOW,
-  });
+  await addPublishedAnnouncement(db, numberedId(7), { id: ANNOUNCEMENT, channels: ['sms', 'email'] });
   return {
     sms: { announcementId: ANNOUNCEMENT, userId: numberedId(7), channel: 'sms' },
     email: { announcementId: ANNOUNCEMENT, userId: numberedId(7), channel: 'email' },

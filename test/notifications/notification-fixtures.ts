@@ -71,10 +71,10 @@ export async function addChild(db: Database, parentId: string, scopes: readonly 
 export async function addPublishedAnnouncement(
   db: Database,
   authorId: string,
-  content: { title?: string; body?: string; channels?: AnnouncementChannel[]; status?: Announcement['status'] } = {},
+  content: { id?: string; title?: string; body?: string; channels?: AnnouncementChannel[]; status?: Announcement['status'] } = {},
 ): Promise<Announcement> {
   const announcement: Announcement = {
-    id: randomUUID(),
+    id: content.id ?? randomUUID(),
     authorId,
     title: content.title ?? 'Bake sale moved',
     body: content.body ?? 'The bake sale moves to the gym on Saturday.',

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { insertAnnouncement } from '../../announcements/announcement-store';
 import { insertUser } from '../../users/user-store';
 import { adultUser, numberedId } from '../../../test/contract/store-fixtures';
+import { addPublishedAnnouncement } from '../../../test/notifications/notification-fixtures';
 import type { Database } from '../database';
 import { migrateDatabase, migrationsFor } from '../migrate';
 import { createSqliteDatabase } from '../sqlite-database';
@@ -27,11 +27,7 @@ describe('migration 0008-delivery-reports (SQLite)', () => {
     if (!migration?.down) throw new Error('0008 must be revertible');
     const opened = db;
     await insertUser(opened, adultUser(1));
-    await insertAnnouncement(opened, {
-      id: numberedId(1, 'a'), authorId: numberedId(1), title: 't', body: 'b', channels: ['sms', 'email'], status: 'published',
-      rejectionReason: null, createdAt: NOW, updatedAt: NOW, submittedAt: NOW, reviewedAt: NOW, reviewedBy: numberedId(1),
-      publishedAt: NOW, publishedBy: numberedId(1), fanoutEnqueuedAt: NOW,
-    });
+    await addPublishedAnnouncement(opened, numberedId(1), { id: numberedId(1, 'a'), channels: ['sms', 'email'] });
     const row = (channel: string, result: string) =>
       opened.execute(
         `INSERT INTO NotificationDeliveries (announcementId, userId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, createdAt, updatedAt)
