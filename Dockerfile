@@ -6,9 +6,11 @@
 FROM mcr.microsoft.com/azure-functions/node:4-node22 AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-# Optional dependencies are left out: the only one is the Functions Core Tools CLI for local
-# development, whose install downloads a large binary the image never uses.
-RUN npm ci --omit=optional --no-audit --no-fund
+# Install scripts are skipped: the Functions Core Tools CLI (an optional dependency for local
+# development) would download a large binary the image never uses. Optional dependencies stay:
+# esbuild's platform binary, which bundles the app, is one. argon2 ships prebuilt binaries; its
+# script only checks them, so it is run on its own.
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild argon2
 COPY tsconfig.json host.json ./
 COPY functions ./functions
 COPY shared ./shared

@@ -20,3 +20,34 @@ export function median(samples: readonly number[]): number {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
+
+/** The smallest, median and largest of repeated measurements of one figure. */
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+/** Min / median / max of `samples`, the form every repeated figure of the bench report takes. */
+export function spread(samples: readonly number[]): Spread {
+  if (samples.length === 0) throw new Error('spread of no samples');
+  return { min: Math.min(...samples), median: median(samples), max: Math.max(...samples) };
+}
+
+/**
+ * `samples` cut into `rounds` consecutive runs of near-equal length (the first ones one longer when
+ * it does not divide), in order: one-at-a-time measurements taken in a row become per-round figures
+ * whose spread shows how much the machine moved during the run.
+ */
+export function splitIntoRounds<T>(samples: readonly T[], rounds: number): T[][] {
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`rounds must be a positive integer, got ${rounds}`);
+  if (samples.length < rounds) throw new Error(`${samples.length} samples cannot make ${rounds} rounds`);
+  const result: T[][] = [];
+  let start = 0;
+  for (let round = 0; round < rounds; round += 1) {
+    const length = Math.floor(samples.length / rounds) + (round < samples.length % rounds ? 1 : 0);
+    result.push(samples.slice(start, start + length));
+    start += length;
+  }
+  return result;
+}

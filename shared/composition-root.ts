@@ -5,7 +5,6 @@ import { createSecretHasher, type SecretHasher } from './auth/child/secret-hashe
 import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';
 import { loadConfig, type Config } from './config';
 import { lazyDatabase, type DatabaseProvider } from './db/lazy-database';
-import { migrateDatabase } from './db/migrate';
 import { openDatabase } from './db/open-database';
 import { databaseProbe, queueProbe } from './health/readiness-probes';
 import type { ReadinessProbe } from './health/check-readiness';
@@ -64,13 +63,21 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
   });
   const telemetry =
     options.telemetry ??
-    createTelemetry({ connectionString: config.appInsightsConnectionString, logger, serviceName: config.serviceName });
+    createTelemetry({
+      connectionString: config.appInsightsConnectionString,
+      otlp: config.otlp,
+      logger,
+      serviceName: config.serviceName,
+    });
   // Production schemas change only through `npm run migrate`, a deliberate step of the release.
   const migrateOnOpen = config.appEnv !== 'production';
   const database = lazyDatabase(async () => {
     const db = await openDatabase(config.database, { logger });
     if (migrateOnOpen) {
       try {
+        // Loaded here: the migrator (umzug and every migration's SQL) is a large share of a cold
+        // start, and production never migrates on open.
+        const { migrateDatabase } = await import('./db/migrate.js');
         await migrateDatabase(db, { logger });
       } catch (error) {
         await db.close().catch(() => undefined);

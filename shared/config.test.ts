@@ -155,3 +155,25 @@ describe('loadConfig', () => {
     expect(loadConfig({ APP_ENV: 'test' }).storageConnectionString).toBeUndefined();
   });
 });
+
+describe('telemetry backend settings', () => {
+  it('sends telemetry over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, naming the service after SERVICE_NAME by default', () => {
+    expect(loadConfig({}).otlp).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }).otlp).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', SERVICE_NAME: 'notifications' }).otlp).toEqual({
+      endpoint: 'http://127.0.0.1:4318',
+      serviceName: 'notifications',
+    });
+    expect(
+      loadConfig({ ...productionEnv, OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.net/otlp', OTEL_SERVICE_NAME: 'community-platform' }).otlp,
+    ).toEqual({ endpoint: 'https://otel.example.net/otlp', serviceName: 'community-platform' });
+  });
+
+  it('refuses an endpoint that is not an http(s) base URL, without quoting it', () => {
+    for (const endpoint of ['grpc://canary-collector:4317', 'canary-collector:4318', 'https://canary-collector/otlp?key=canary-secret']) {
+      const problems = problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+      expect(problems).toEqual([expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT: must /)]);
+      expect(problems.join('\n')).not.toContain('canary');
+    }
+  });
+});

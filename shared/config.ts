@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The one place that reads the environment. Every other module receives the parsed `Config`
@@ -75,6 +75,15 @@ const envSchema = z.object({
   AzureWebJobsStorage__clientId: optionalString,
   AZURE_CLIENT_ID: optionalString,
   APPLICATIONINSIGHTS_CONNECTION_STRING: optionalString,
+  // The OTLP base URL (`/v1/logs`, `/v1/metrics`, `/v1/traces` below it); it may hold credentials, so never echoed.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
+    emptyToUndefined,
+    z
+      .url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' })
+      .refine((value) => !/[?#]/.test(value), { message: 'must have no query or fragment (the signal paths are appended to it)' })
+      .optional(),
+  ),
+  OTEL_SERVICE_NAME: z.preprocess(emptyToUndefined, z.string().trim().min(1).max(128).optional()),
   CHILD_SECRET_PEPPER: optionalString,
   NEW_USER_STATUS: z.preprocess(emptyToUndefined, z.enum(['active', 'pending_approval']).default('active')),
   BOOTSTRAP_ADMIN_SUBJECTS: commaList,
@@ -124,6 +133,11 @@ export interface Config {
     | { kind: 'identity'; queueServiceUri: string; clientId: string | undefined }
     | undefined;
   appInsightsConnectionString: string | undefined;
+  /**
+   * The OpenTelemetry (OTLP/HTTP) backend: `OTEL_EXPORTER_OTLP_ENDPOINT`, and the `service.name` of
+   * what it sends (`OTEL_SERVICE_NAME`, else `SERVICE_NAME`). When set it wins over Application Insights.
+   */
+  otlp: { endpoint: string; serviceName: string } | undefined;
   childSecretPepper: string;
   newUserStatus: 'active' | 'pending_approval';
   bootstrapAdminSubjects: string[];
@@ -256,6 +270,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     storageConnectionString,
     queueStorage: queueStorageOf(e, storageConnectionString),
     appInsightsConnectionString: e.APPLICATIONINSIGHTS_CONNECTION_STRING,
+    otlp: e.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME ?? e.SERVICE_NAME }
+      : undefined,
     childSecretPepper: e.CHILD_SECRET_PEPPER ?? DEV_CHILD_SECRET_PEPPER,
     newUserStatus: e.NEW_USER_STATUS,
     bootstrapAdminSubjects: e.BOOTSTRAP_ADMIN_SUBJECTS,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { scrubSecrets } from '../logging/scrub';
 import {
   AUDIT_EVENT_TYPES,
@@ -55,23 +55,25 @@ export function keyWords(key: string): string[] {
   return [...words, ...pairs, words.join('')];
 }
 
-const detailValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-const platformId = z.string().min(1).max(64);
+const platformId = () => z.string().min(1).max(64);
 
-const entrySchema = z.strictObject({
-  eventType: z.enum(AUDIT_EVENT_TYPES),
-  outcome: z.enum(AUDIT_OUTCOMES),
-  actorUserId: platformId.nullish(),
-  subjectUserId: platformId.nullish(),
-  targetType: z
-    .string()
-    .regex(/^[a-z][a-z_]{0,63}$/)
-    .nullish(),
-  targetId: z.string().min(1).max(128).nullish(),
-  reason: z.enum(AUDIT_REASONS).nullish(),
-  traceId: z.string().min(1).max(64).nullish(),
-  details: z.record(z.string(), detailValue).nullish(),
-});
+// Built on the first audit write (`z.lazy`), not at import: it keeps zod off the cold start.
+const entrySchema = z.lazy(() =>
+  z.strictObject({
+    eventType: z.enum(AUDIT_EVENT_TYPES),
+    outcome: z.enum(AUDIT_OUTCOMES),
+    actorUserId: platformId().nullish(),
+    subjectUserId: platformId().nullish(),
+    targetType: z
+      .string()
+      .regex(/^[a-z][a-z_]{0,63}$/)
+      .nullish(),
+    targetId: z.string().min(1).max(128).nullish(),
+    reason: z.enum(AUDIT_REASONS).nullish(),
+    traceId: z.string().min(1).max(64).nullish(),
+    details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).nullish(),
+  }),
+);
 
 /** An entry ready for the row: every optional field present (null when absent), details as JSON text. */
 export interface AuditRowValues {

@@ -1,16 +1,25 @@
-import { findChildById } from '../children/child-account-store';
-import type { Database } from '../db/database';
 import type { Session } from '../sessions/session';
-import type { User } from '../users/user';
+import type { Section, User } from '../users/user';
 import { toUserView } from '../users/user-view';
 
-/** GET /api/v1/me's body (contract section 4): the caller's profile, role and current session. */
-export async function profileOf(db: Database, user: User, session: Session) {
-  const child = user.accountType === 'child' ? await findChildById(db, user.id) : undefined;
+/** What `GET /api/v1/me` answers from: the caller exactly as the session check loaded it. */
+export interface ProfileSource {
+  user: User;
+  session: Session;
+  /** A child's sections (undefined for an adult). */
+  scopes?: readonly Section[] | undefined;
+}
+
+/**
+ * GET /api/v1/me's body (contract section 4): the caller's profile, role and current session.
+ * Built from what the session check already read, without a database: `/me` costs the one read
+ * of authentication and nothing more.
+ */
+export function profileOf({ user, session, scopes }: ProfileSource) {
   return {
     ...toUserView(user),
     ...(user.parentId ? { parentId: user.parentId } : {}),
-    ...(child ? { scopes: child.scopes } : {}),
+    ...(user.accountType === 'child' && scopes ? { scopes: [...scopes] } : {}),
     session: { createdAt: session.createdAt, expiresAt: session.absoluteExpiresAt },
   };
 }

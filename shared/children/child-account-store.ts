@@ -2,9 +2,10 @@ import { isChildUsername, type ChildUsername } from '../auth/child/child-usernam
 import type { Database, SqlExecutor } from '../db/database';
 import { limitClause } from '../db/dialect';
 import { START_OF_LIST, toPage, type ListCursor } from '../db/keyset-page';
-import { SECTIONS, type Section, type User } from '../users/user';
+import type { Section, User } from '../users/user';
 import { insertUser } from '../users/user-store';
 import type { ChildAccount, SecretKind } from './child-account';
+import { parseStoredScopes } from './stored-scopes';
 
 /** `Users` + `ChildAccounts` for child sub-accounts. Writes take an executor to join the caller's transaction. */
 
@@ -17,9 +18,7 @@ interface ChildRow extends Omit<ChildAccount, 'scopes'> {
 }
 
 function toChildAccount(row: ChildRow): ChildAccount {
-  const parsed: unknown = JSON.parse(row.scopes);
-  const scopes = Array.isArray(parsed) ? parsed.filter((s): s is Section => SECTIONS.includes(s as Section)) : [];
-  return { ...row, scopes };
+  return { ...row, scopes: parseStoredScopes(row.scopes) };
 }
 
 export interface NewChildAccount {

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { checkLockRequest, type Database, type LockOptions, type SqlParams, type SqlRow, type SqlValue, type TransactionExecutor } from './database';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { UniqueViolationError } from './database-errors';
@@ -147,7 +147,11 @@ class SqliteDatabase implements Database {
     let connection: DatabaseSync | undefined;
     try {
       if (this.path !== ':memory:') mkdirSync(dirname(resolve(this.path)), { recursive: true });
-      connection = new DatabaseSync(this.path, { enableForeignKeyConstraints: true, timeout: this.busyTimeoutMs });
+      // Required at the first connection, not at import: a production start (SQL Server) never
+      // loads `node:sqlite`, which on Node 22 also prints an experimental-feature warning.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { DatabaseSync: Connection } = require('node:sqlite') as typeof import('node:sqlite');
+      connection = new Connection(this.path, { enableForeignKeyConstraints: true, timeout: this.busyTimeoutMs });
       connection.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
       connection.exec('PRAGMA journal_mode = WAL');
       // WAL with NORMAL is durable across application crashes; only a power cut may lose the last commits.

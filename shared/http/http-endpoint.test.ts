@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HttpRequest, InvocationContext, type HttpResponseInit } from '@azure/functions';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LogSink } from '../../test/helpers/log-sink';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { problem } from '../errors/problem';

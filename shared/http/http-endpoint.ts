@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { isServerError } from '../errors/error-catalogue';
 import { isProblem, problem, problemBody, type Problem } from '../errors/problem';
@@ -9,7 +9,7 @@ import { errorFields, type Logger } from '../logging/logger';
 import { HTTP_REQUEST_BUDGET_MS, runWithTimeBudget } from '../resilience/time-budget';
 import type { Session } from '../sessions/session';
 import type { Telemetry } from '../telemetry/telemetry';
-import type { User } from '../users/user';
+import type { Section, User } from '../users/user';
 import { readJsonBody } from './read-json-body';
 import { resolveTraceId } from './trace-context';
 
@@ -56,6 +56,8 @@ export interface EndpointOptions<S extends z.ZodType | undefined, A extends bool
 export interface AuthenticatedCaller {
   user: User;
   session: Session;
+  /** A child's sections, read together with the session (undefined for an adult). */
+  scopes?: readonly Section[] | undefined;
 }
 
 export type Authentication = ({ ok: true } & AuthenticatedCaller) | { ok: false; problem: Problem };
@@ -146,7 +148,7 @@ async function runHandler<S extends z.ZodType | undefined, A extends boolean>(
     if (!deps.authenticate) throw new Error('an authenticated endpoint needs the pipeline built with `authenticate`');
     const authentication = await deps.authenticate(scope.request.headers.get('authorization'));
     if (!authentication.ok) return authentication.problem;
-    caller = { user: authentication.user, session: authentication.session };
+    caller = { user: authentication.user, session: authentication.session, scopes: authentication.scopes };
     scope.setUserId(caller.user.id);
   }
   let body: BodyOf<S> = undefined as BodyOf<S>;

@@ -1,5 +1,5 @@
 import type { HttpRequest } from '@azure/functions';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { problem, type Problem } from '../errors/problem';
 
 /** The contract's request body limit. */

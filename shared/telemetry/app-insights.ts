@@ -19,14 +19,18 @@
  * all back on. Offline storage is off: telemetry that cannot be sent is dropped rather than kept
  * on local disk (it is not worth the disk, nor the risk of an unexpected copy of it).
  *
- * This file and its siblings `app-insights*.ts` are the only ones that import `applicationinsights`.
+ * This file is the only one that imports `applicationinsights` (over a second of loading, the whole
+ * OpenTelemetry Node SDK behind it). The facade (`index.ts`) reaches it only through a dynamic
+ * `import()`, after the functions are registered; nothing on the start-up path may import it.
  */
-import type { AzureMonitorOpenTelemetryOptions, TelemetryClient } from 'applicationinsights';
+import { TelemetryClient, type AzureMonitorOpenTelemetryOptions } from 'applicationinsights';
 import { currentLogContext } from '../logging/log-context';
 import { errorFields, type Logger } from '../logging/logger';
 import { scrubSecrets } from '../logging/scrub';
-import type { DependencyTelemetry, Telemetry, TelemetryProperties } from './telemetry';
-import { scrubProperties, type ScrubbedProperties } from './telemetry-properties';
+import { assertAppInsightsConnectionString } from './app-insights-connection';
+import { flushWithin } from './flush-within';
+import type { DependencyTelemetry, Telemetry } from './telemetry';
+import { correlatedProperties, dependencyProperties, metricDimensions, scrubbedError } from './telemetry-correlation';
 
 export interface AppInsightsTelemetryOptions {
   /** The `APPLICATIONINSIGHTS_CONNECTION_STRING` value; never logged. */
@@ -44,19 +48,15 @@ const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
 /** A W3C trace id that Application Insights accepts as an operation id. */
 const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
 
-const INSTRUMENTATION_KEY = /(?:^|;)\s*InstrumentationKey\s*=\s*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\s*(?:;|$)/i;
-
 const NOTHING_ENABLED = { enabled: false } as const;
 
 /**
- * Creates the Application Insights backend. Loading `applicationinsights` takes over a second, so it
- * is required here, on first use, rather than when the facade module is imported.
+ * Creates the Application Insights backend, exporters included (at start-up, not inside the first
+ * request that tracks something).
  * @throws Error when the connection string has no valid instrumentation key (bad configuration).
  */
 export function createAppInsightsTelemetry(options: AppInsightsTelemetryOptions): Telemetry {
-  if (!INSTRUMENTATION_KEY.test(options.connectionString)) {
-    throw new Error('APPLICATIONINSIGHTS_CONNECTION_STRING has no valid InstrumentationKey');
-  }
+  assertAppInsightsConnectionString(options.connectionString);
   const { serviceName } = options;
   const client = createIsolatedClient(options.connectionString);
   const flushTimeoutMs = options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS;
@@ -72,33 +72,28 @@ export function createAppInsightsTelemetry(options: AppInsightsTelemetryOptions)
 
   return {
     trackEvent(name, properties) {
-      guarded('event', () => client.trackEvent({ name, properties: correlated(properties, serviceName) }));
+      guarded('event', () => client.trackEvent({ name, properties: correlatedProperties(properties, serviceName) }));
     },
     trackMetric(name, value, properties) {
-      // No trace id here: metric properties are dimensions, and a per-request value would make
-      // one time series per request.
-      guarded('metric', () =>
-        client.trackMetric({ name, value, properties: { ...scrubProperties(properties), service: scrubSecrets(currentLogContext().service ?? serviceName) } }),
-      );
+      guarded('metric', () => client.trackMetric({ name, value, properties: metricDimensions(properties, serviceName) }));
     },
     trackException(error, properties) {
       guarded('exception', () =>
-        client.trackException({ exception: scrubbedError(error), properties: correlated(properties, serviceName) }),
+        client.trackException({ exception: scrubbedError(error), properties: correlatedProperties(properties, serviceName) }),
       );
     },
     trackDependency(dependency) {
       guarded('dependency', () => client.trackDependency(toDependencyTelemetry(dependency, serviceName)));
     },
     flush() {
-      return flushWithin(client, flushTimeoutMs);
+      // The client logs its own export failures to the OpenTelemetry diagnostics.
+      return flushWithin(() => client.flush(), flushTimeoutMs);
     },
   };
 }
 
 function createIsolatedClient(connectionString: string): TelemetryClient {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const appInsights = require('applicationinsights') as typeof import('applicationinsights');
-  const client = new appInsights.TelemetryClient(connectionString, { useGlobalProviders: false });
+  const client = new TelemetryClient(connectionString, { useGlobalProviders: false });
   client.config.azureMonitorOpenTelemetryOptions = distroOptions(connectionString);
   client.config.enableUseDiskRetryCaching = false;
   client.config.enableSendLiveMetrics = false;
@@ -140,13 +135,6 @@ function distroOptions(connectionString: string): AzureMonitorOpenTelemetryOptio
   };
 }
 
-/** Scrubbed properties plus the trace id and service of the running request chain, for joining with its log lines. */
-function correlated(properties: TelemetryProperties | undefined, serviceName: string): ScrubbedProperties {
-  const context = currentLogContext();
-  // The chain's service when it names one (the fan-out's `notifications`), else the process's.
-  return { ...scrubProperties(properties), traceId: context.traceId, service: scrubSecrets(context.service ?? serviceName) };
-}
-
 function toDependencyTelemetry(dependency: DependencyTelemetry, serviceName: string): Parameters<TelemetryClient['trackDependency']>[0] {
   const traceId = currentLogContext().traceId;
   return {
@@ -160,33 +148,6 @@ function toDependencyTelemetry(dependency: DependencyTelemetry, serviceName: str
     ...(dependency.resultCode === undefined ? {} : { resultCode: scrubSecrets(String(dependency.resultCode)) }),
     // The shim fills the typed fields (type, target, result code) only for calls it can read as
     // HTTP with a URL, SQL or RPC; we send no URLs or statements, so the properties keep them visible.
-    properties: correlated({
-      ...dependency.properties,
-      dependencyType: dependency.dependencyType,
-      target: dependency.target,
-      resultCode: dependency.resultCode,
-    }, serviceName),
+    properties: correlatedProperties(dependencyProperties(dependency), serviceName),
   };
-}
-
-/** A copy of the error whose message and stack (with its cause) went through `scrubSecrets`. */
-function scrubbedError(error: unknown): Error {
-  const safe = new Error(scrubSecrets(error instanceof Error ? error.message : String(error)));
-  safe.name = error instanceof Error ? error.name : 'NonErrorThrown';
-  safe.stack = scrubSecrets(errorFields(error).stack);
-  return safe;
-}
-
-async function flushWithin(client: TelemetryClient, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, timeoutMs);
-    timer.unref();
-  });
-  try {
-    // The client logs its own export failures to the OpenTelemetry diagnostics; flush never rejects.
-    await Promise.race([client.flush().catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

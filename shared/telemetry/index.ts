@@ -1,44 +1,110 @@
 /**
  * The telemetry facade: the only module the app imports for telemetry. Swapping the backend
- * (Application Insights today, OpenTelemetry with an error tracker later) happens here.
+ * (OpenTelemetry over OTLP, Application Insights, or the log) happens here.
+ *
+ * The remote backends cost seconds and thousands of modules to load (`applicationinsights` brings
+ * the whole OpenTelemetry Node SDK), so they are never loaded on the start-up path: the facade is
+ * returned at once, loads its backend on the next turn of the event loop (after the functions are
+ * registered) and keeps every call until then (`deferred-telemetry.ts`). Only `import type` of the
+ * backend modules is allowed in this file and in anything else the start-up path imports.
  */
 import type { Logger } from '../logging/logger';
-import { createAppInsightsTelemetry } from './app-insights';
+import { assertAppInsightsConnectionString } from './app-insights-connection';
+import { createDeferredTelemetry } from './deferred-telemetry';
+import { loadTelemetryBackend, type RemoteBackendSettings, type TelemetryBackendLoader } from './load-backend';
 import { createLogOnlyTelemetry } from './log-only';
+import { assertOtlpEndpoint } from './otlp-endpoint';
 import type { Telemetry } from './telemetry';
 
 export type { DependencyTelemetry, Telemetry, TelemetryProperties } from './telemetry';
+export type { TelemetryBackendLoader } from './load-backend';
 
 export interface CreateTelemetryOptions {
-  /** `config.appInsightsConnectionString`; without it telemetry goes to the log only. */
+  /** `config.appInsightsConnectionString`. */
   connectionString?: string;
+  /** `config.otlp`: `OTEL_EXPORTER_OTLP_ENDPOINT` and the resource's service name; wins over `connectionString`. */
+  otlp?: { endpoint: string; serviceName?: string };
   logger: Logger;
+  /** The `service` property of every item, and the resource's service name unless `otlp` names one. */
   serviceName: string;
+  /** Tests replace the dynamic `import()` of the backend modules. */
+  loadBackend?: TelemetryBackendLoader;
+  /** Tests choose when the load starts; by default on the next turn of the event loop. */
+  schedule?: (start: () => void) => void;
+  /** Calls kept while the backend loads (default `DEFAULT_MAX_BUFFERED`). */
+  maxBuffered?: number;
 }
 
-export type TelemetryBackend = 'application-insights' | 'log-only';
+export type TelemetryBackend = 'otlp' | 'application-insights' | 'log-only';
 
-/** Which backend `createTelemetry` picks for these options. */
-export function telemetryBackendFor(options: Pick<CreateTelemetryOptions, 'connectionString'>): TelemetryBackend {
+/**
+ * Which backend `createTelemetry` picks: OTLP when an endpoint is configured (even if Application
+ * Insights is too: the OpenTelemetry collector is the deliberate, newer choice), else Application
+ * Insights when a connection string is, else the log.
+ */
+export function telemetryBackendFor(options: Pick<CreateTelemetryOptions, 'connectionString' | 'otlp'>): TelemetryBackend {
+  if (options.otlp?.endpoint.trim()) return 'otlp';
   return options.connectionString?.trim() ? 'application-insights' : 'log-only';
 }
 
 /**
- * Creates the process's telemetry: Application Insights when a connection string is configured,
- * otherwise log lines through `logger`. Writes one info line naming the backend (never the
- * connection string).
- * @throws Error when the connection string is present but unusable (bad configuration).
+ * Creates the process's telemetry (see `telemetryBackendFor`), synchronously. A remote backend is
+ * loaded in the background; its `telemetry ready` info line (with `telemetryBackend`) is written
+ * when it is actually ready, or an error line and the log backend if it fails to load. The log
+ * backend is ready at once. No line ever quotes the connection string or the endpoint.
+ * @throws Error when the chosen backend's setting is present but unusable (bad configuration).
  */
 export function createTelemetry(options: CreateTelemetryOptions): Telemetry {
-  const backend = telemetryBackendFor(options);
-  const telemetry =
-    backend === 'application-insights'
-      ? createAppInsightsTelemetry({
-          connectionString: options.connectionString?.trim() ?? '',
-          serviceName: options.serviceName,
-          logger: options.logger,
-        })
-      : createLogOnlyTelemetry({ logger: options.logger });
-  options.logger.info({ telemetryBackend: backend }, 'telemetry ready');
-  return telemetry;
+  const { logger } = options;
+  const settings = remoteBackendSettings(options);
+  if (!settings) {
+    const telemetry = createLogOnlyTelemetry({ logger });
+    logger.info({ telemetryBackend: 'log-only' satisfies TelemetryBackend }, 'telemetry ready');
+    return telemetry;
+  }
+  if (settings.backend === 'otlp' && options.connectionString?.trim()) {
+    logger.warn(
+      { telemetryBackend: settings.backend, ignoredSetting: 'APPLICATIONINSIGHTS_CONNECTION_STRING' },
+      'two telemetry backends configured; OTEL_EXPORTER_OTLP_ENDPOINT wins',
+    );
+  }
+  const load = options.loadBackend ?? loadTelemetryBackend;
+  return createDeferredTelemetry({
+    backend: settings.backend,
+    load: () => load(settings),
+    fallback: () => createLogOnlyTelemetry({ logger }),
+    logger,
+    secrets: secretsOf(settings),
+    schedule: options.schedule,
+    maxBuffered: options.maxBuffered,
+  });
+}
+
+/** The remote backend to load, checked now so that bad configuration stops the start-up. */
+function remoteBackendSettings(options: CreateTelemetryOptions): RemoteBackendSettings | undefined {
+  const { logger, serviceName } = options;
+  switch (telemetryBackendFor(options)) {
+    case 'otlp': {
+      const endpoint = options.otlp?.endpoint.trim() ?? '';
+      assertOtlpEndpoint(endpoint);
+      return { backend: 'otlp', endpoint, serviceName, resourceServiceName: options.otlp?.serviceName ?? serviceName, logger };
+    }
+    case 'application-insights': {
+      const connectionString = options.connectionString?.trim() ?? '';
+      assertAppInsightsConnectionString(connectionString);
+      return { backend: 'application-insights', connectionString, serviceName, logger };
+    }
+    case 'log-only':
+      return undefined;
+  }
+}
+
+/** The configured values a failing backend might quote: the whole setting and each of its parts. */
+function secretsOf(settings: RemoteBackendSettings): string[] {
+  if (settings.backend === 'application-insights') {
+    const parts = settings.connectionString.split(';').map((part) => part.slice(part.indexOf('=') + 1).trim());
+    return [settings.connectionString, ...parts];
+  }
+  const url = URL.parse(settings.endpoint);
+  return [settings.endpoint, ...(url ? [url.href, url.username, url.password] : [])];
 }

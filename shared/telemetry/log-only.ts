@@ -7,8 +7,10 @@ export interface LogOnlyTelemetryOptions {
 }
 
 /**
- * The default backend when no Application Insights connection string is configured: telemetry
- * becomes log lines, so development and tests still see what would have been sent.
+ * The default backend when neither an OTLP endpoint nor an Application Insights connection string
+ * is configured, and the fallback when one of those fails to load: telemetry becomes log lines, so
+ * development and tests still see what would have been sent. Synchronous and cheap: it is never
+ * deferred like the remote backends.
  *
  * - events: `info` lines with the `event` name and its `properties`, because custom events are
  *   rare, business-level facts (a notification delivered, a sign-in refused);

@@ -1,7 +1,7 @@
 /**
  * The telemetry port. Every custom event, metric, exception and dependency call of the app goes
- * through one of these, so the backend (Application Insights now, OpenTelemetry later) changes in
- * one place: `shared/telemetry/index.ts`.
+ * through one of these, so the backend (OpenTelemetry over OTLP, Application Insights, or the log)
+ * changes in one place: `shared/telemetry/index.ts`.
  */
 
 import type { TelemetryEventName, TelemetryEventProperties, TelemetryMetricName } from './event-catalogue';

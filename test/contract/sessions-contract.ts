@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { checkUsername } from '../../shared/auth/child/child-username';
+import { insertChildAccount } from '../../shared/children/child-account-store';
 import type { Database } from '../../shared/db/database';
 import { UniqueViolationError } from '../../shared/db/database-errors';
 import type { Session } from '../../shared/sessions/session';
@@ -10,7 +12,8 @@ import {
   insertSession,
   touchSession,
 } from '../../shared/sessions/session-store';
-import { insertUser } from '../../shared/users/user-store';
+import { findSessionWithUser } from '../../shared/sessions/session-with-user-store';
+import { insertUser, updateUserStatus } from '../../shared/users/user-store';
 import { adultUser, childUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
 import type { TestDatabaseFactory } from './test-databases';
 
@@ -39,7 +42,8 @@ function session(id: string, overrides: Partial<Session> = {}): Session {
 }
 
 /**
- * Registers the contract suite of the sessions store (`shared/sessions/session-store.ts`) for one engine.
+ * Registers the contract suite of the sessions stores (`shared/sessions/session-store.ts` and the
+ * session-with-user read of `shared/sessions/session-with-user-store.ts`) for one engine.
  * @param name the engine, shown in the suite's title.
  * @param factory the suite's database.
  */
@@ -70,6 +74,54 @@ export function describeSessionsContract(name: string, factory: TestDatabaseFact
       expect(await findSessionById(db, childSession.id)).toEqual(childSession);
       expect(await findSessionById(db, sessionId('nope'))).toBeUndefined();
       await expect(insertSession(db, written)).rejects.toBeInstanceOf(UniqueViolationError);
+    });
+
+    it('reads a session with its user in one statement: an adult has no scopes', async () => {
+      const db = database();
+      const adult = adultUser(1, { email: 'olga@example.org', phone: '+15550100001', role: 'author' });
+      await insertUser(db, adult);
+      await insertUser(db, adultUser(2));
+      const written = session(sessionId('with-user'));
+      const theirs = session(sessionId('theirs'), { userId: OTHER_USER });
+      await insertSession(db, written);
+      await insertSession(db, theirs);
+      expect(await findSessionWithUser(db, written.id)).toEqual({ session: written, user: adult, scopes: undefined });
+      expect((await findSessionWithUser(db, theirs.id))?.user).toEqual(adultUser(2));
+      expect(await findSessionWithUser(db, sessionId('nope'))).toBeUndefined();
+      expect(await findSessionWithUser(db, sessionId('WITH-USER'))).toBeUndefined();
+    });
+
+    it("reads a child's session with the child's current scopes, never its username or secret hash", async () => {
+      const db = database();
+      await seedUsers(db);
+      const child = childUser(3, USER);
+      const username = checkUsername('mika-contract');
+      if (!username.ok) throw new Error('test username is not valid');
+      const pinHash = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo';
+      await db.transaction((tx) =>
+        insertChildAccount(tx, { user: child, username: username.username, secretHash: pinHash, secretKind: 'pin', scopes: ['events', 'announcements'] }),
+      );
+      const childSession = session(sessionId('kid-with-user'), { userId: child.id, accountType: 'child' });
+      await insertSession(db, childSession);
+      const found = await findSessionWithUser(db, childSession.id);
+      expect(found).toEqual({ session: childSession, user: child, scopes: ['events', 'announcements'] });
+      expect(JSON.stringify(found)).not.toContain(pinHash);
+      expect(JSON.stringify(found)).not.toContain('mika-contract');
+
+      // What changed since is what the next read sees: status and an ended session alike.
+      await updateUserStatus(db, child.id, 'disabled', isoAfter(START, HOUR));
+      expect(await endSession(db, childSession.id, 'account_disabled', isoAfter(START, HOUR))).toBe(true);
+      expect(await findSessionWithUser(db, childSession.id)).toEqual({
+        session: { ...childSession, endedAt: isoAfter(START, HOUR), endReason: 'account_disabled' },
+        user: { ...child, status: 'disabled', updatedAt: isoAfter(START, HOUR) },
+        scopes: ['events', 'announcements'],
+      });
+
+      // A child row without credentials (none is ever made so, but the join must not invent scopes).
+      const bare = childUser(4, USER);
+      await insertUser(db, bare);
+      await insertSession(db, session(sessionId('bare-kid'), { userId: bare.id, accountType: 'child' }));
+      expect((await findSessionWithUser(db, sessionId('bare-kid')))?.scopes).toBeUndefined();
     });
 
     it('tells session ids apart by case', async () => {

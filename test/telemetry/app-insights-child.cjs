@@ -5,7 +5,8 @@
  * so that `NODE_EXTRA_CA_CERTS` (read only at start) makes it trust the test's ingestion capture.
  * Started by app-insights.test.ts with one JSON argument; prints one JSON line `{ "childDone": ... }`.
  *
- * Mode `deliver` tracks one item of each kind against the capture; mode `unreachable` points at an
+ * Mode `deliver` tracks one item of each kind against the capture (one of them before the backend
+ * has loaded); mode `unreachable` points at an
  * endpoint that never answers and measures how long `flush()` takes to give up.
  */
 const path = require('node:path');
@@ -30,6 +31,15 @@ async function main() {
     return;
   }
   const telemetry = createTelemetry({ connectionString: input.connectionString, logger, serviceName: 'telemetry-child' });
+
+  // Tracked before the backend has loaded (the facade loads it on the next turn of the event loop):
+  // kept, then replayed in its own chain's context. A chain that names its service (the fan-out's
+  // queue function): its items carry that service.
+  runWithLogContext({ traceId: input.traceId, userId: null, service: 'notifications' }, () => {
+    telemetry.trackEvent('telemetry.fanout-test', { channel: 'sms' });
+  });
+  // Waits for the backend to be ready (and sends what was kept).
+  await telemetry.flush();
 
   // Traffic that auto-instrumentation would turn into request and dependency telemetry; `http` is
   // loaded only now, after the backend started, so that an instrumentation would have patched it.
@@ -65,10 +75,6 @@ async function main() {
     });
     telemetry.trackException(new Error(`lookup failed for ${input.canaryEmail}`), { step: 'capture-test' });
     telemetry.trackMetric('capture.queue-depth', 7, { queue: 'approvals' });
-  });
-  // A chain that names its service (the fan-out's queue function): its items carry that service.
-  runWithLogContext({ traceId: input.traceId, userId: null, service: 'notifications' }, () => {
-    telemetry.trackEvent('telemetry.fanout-test', { channel: 'sms' });
   });
 
   const started = Date.now();

@@ -30,7 +30,18 @@ interface ChildResult {
 
 /** The compiled files the child loads must exist and be newer than their sources. */
 function assertDistIsFresh(): void {
-  const sources = ['telemetry/index', 'telemetry/app-insights', 'telemetry/telemetry-properties', 'logging/logger', 'logging/scrub'];
+  const sources = [
+    'telemetry/index',
+    'telemetry/deferred-telemetry',
+    'telemetry/load-backend',
+    'telemetry/app-insights',
+    'telemetry/app-insights-connection',
+    'telemetry/telemetry-correlation',
+    'telemetry/flush-within',
+    'telemetry/telemetry-properties',
+    'logging/logger',
+    'logging/scrub',
+  ];
   for (const source of sources) {
     const compiled = join(ROOT, 'dist/shared', `${source}.js`);
     if (!existsSync(compiled)) {
@@ -200,11 +211,17 @@ describe('Application Insights backend against a local ingestion endpoint', () =
     expect(delivered.stdout).not.toContain(capture.url);
   });
 
-  it('does not load applicationinsights (over a second of start-up) until a connection string asks for it', async () => {
+  it('does not load applicationinsights or the OpenTelemetry SDK (seconds of start-up) when the facade is loaded or created', async () => {
+    // Created with a connection string: the backend loads on a later turn of the event loop, not in the creating call.
     const script = [
-      `require(${JSON.stringify(join(ROOT, 'dist/shared/telemetry/index.js'))});`,
-      `const loaded = Object.keys(require.cache).some((file) => file.includes('node_modules/applicationinsights/'));`,
-      `process.stdout.write(JSON.stringify({ loaded }));`,
+      `const { createTelemetry } = require(${JSON.stringify(join(ROOT, 'dist/shared/telemetry/index.js'))});`,
+      `const { createLogger } = require(${JSON.stringify(join(ROOT, 'dist/shared/logging/logger.js'))});`,
+      `const heavy = () => Object.keys(require.cache).filter((file) => /node_modules\\/(applicationinsights|@opentelemetry)\\//.test(file)).length;`,
+      `const afterRequire = heavy();`,
+      `createTelemetry({ connectionString: 'InstrumentationKey=00000000-0000-0000-0000-000000000000', logger: createLogger({ service: 'api', level: 'error' }), serviceName: 'api' });`,
+      `createTelemetry({ otlp: { endpoint: 'http://127.0.0.1:9' }, logger: createLogger({ service: 'api', level: 'error' }), serviceName: 'api' });`,
+      `process.stdout.write(JSON.stringify({ afterRequire, afterCreate: heavy() }));`,
+      `process.exit(0);`,
     ].join('\n');
     const output = await new Promise<string>((done, fail) => {
       const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -213,7 +230,7 @@ describe('Application Insights backend against a local ingestion endpoint', () =
       child.on('error', fail);
       child.on('close', () => done(stdout));
     });
-    expect(JSON.parse(output)).toEqual({ loaded: false });
+    expect(JSON.parse(output)).toEqual({ afterRequire: 0, afterCreate: 0 });
   });
 
   it('resolves flush() at its time limit when the endpoint never answers', () => {

@@ -1,9 +1,7 @@
-import { dictionary } from '@zxcvbn-ts/language-common';
-
 /**
  * The common-password list: zxcvbn-ts's `passwords-common` (about 49,000 entries from leaked
- * password corpora, all lower case). Built into a set on first use, not at import, so modules
- * that only import the rules (and cold starts that never check a password) skip the ~20 ms.
+ * password corpora, all lower case). Loaded and built into a set on first use, not at import, so
+ * modules that only import the rules (and cold starts that never check a password) skip it.
  */
 let commonPasswords: ReadonlySet<string> | undefined;
 
@@ -12,6 +10,10 @@ let commonPasswords: ReadonlySet<string> | undefined;
  * @param password the candidate, already NFC-normalised by the caller.
  */
 export function isCommonPassword(password: string): boolean {
-  commonPasswords ??= new Set(dictionary['passwords-common']);
+  if (!commonPasswords) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { dictionary } = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
+    commonPasswords = new Set(dictionary['passwords-common']);
+  }
   return commonPasswords.has(password.toLowerCase());
 }

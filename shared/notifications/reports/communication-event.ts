@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseJson } from '../providers/provider-http';
 
 /**
@@ -29,37 +29,47 @@ const text = (max: number) =>
  * A date-time SQL Server's datetime2 and the app can hold: years 2000 to 2999. Anything else is a
  * malformed event, refused here rather than failing the statement (and being retried) later.
  */
-const instant = text(64).refine((value) => {
-  const at = Date.parse(value);
-  return !Number.isNaN(at) && at >= Date.UTC(2000, 0, 1) && at < Date.UTC(3000, 0, 1);
-}, 'not a date-time');
+const instant = () =>
+  text(64).refine((value) => {
+    const at = Date.parse(value);
+    return !Number.isNaN(at) && at >= Date.UTC(2000, 0, 1) && at < Date.UTC(3000, 0, 1);
+  }, 'not a date-time');
 
-const envelopeSchema = z.union([
-  z.object({ id: text(128).min(1), eventType: text(256).min(1), eventTime: instant, data: z.unknown() }),
-  z.object({ id: text(128).min(1), type: text(256).min(1), time: instant.optional(), specversion: z.literal('1.0'), data: z.unknown() }),
-]);
+// Each schema is built on first use (`z.lazy`), not at import: it keeps zod off the cold start.
+const envelopeSchema = z.lazy(() =>
+  z.union([
+    z.object({ id: text(128).min(1), eventType: text(256).min(1), eventTime: instant(), data: z.unknown() }),
+    z.object({ id: text(128).min(1), type: text(256).min(1), time: instant().optional(), specversion: z.literal('1.0'), data: z.unknown() }),
+  ]),
+);
 
-const smsDeliveryReportSchema = z.object({
-  messageId: text(128).min(1),
-  deliveryStatus: text(64).min(1),
-  receivedTimestamp: instant.optional(),
-  tag: text(256).optional(),
-});
+const smsDeliveryReportSchema = z.lazy(() =>
+  z.object({
+    messageId: text(128).min(1),
+    deliveryStatus: text(64).min(1),
+    receivedTimestamp: instant().optional(),
+    tag: text(256).optional(),
+  }),
+);
 
-const smsReceivedSchema = z.object({
-  messageId: text(128).min(1),
-  from: text(64).min(1),
-  to: text(64).min(1),
-  message: text(4096),
-  receivedTimestamp: instant,
-});
+const smsReceivedSchema = z.lazy(() =>
+  z.object({
+    messageId: text(128).min(1),
+    from: text(64).min(1),
+    to: text(64).min(1),
+    message: text(4096),
+    receivedTimestamp: instant(),
+  }),
+);
 
-const emailDeliveryReportSchema = z.object({
-  messageId: text(128).min(1),
-  recipient: text(320).min(1),
-  status: text(64).min(1),
-  deliveryAttemptTimestamp: instant.optional(),
-});
+const emailDeliveryReportSchema = z.lazy(() =>
+  z.object({
+    messageId: text(128).min(1),
+    recipient: text(320).min(1),
+    status: text(64).min(1),
+    deliveryAttemptTimestamp: instant().optional(),
+  }),
+);
 
 export type CommunicationEvent = { id: string; type: string; time: string } & (
   | { kind: 'sms_delivery_report'; data: z.infer<typeof smsDeliveryReportSchema> }

@@ -1,0 +1,27 @@
+import Module from 'node:module';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { installFunctionsCore } from '../../devhost/functions-core-shim';
+
+/**
+ * One cold start, in a fresh process: loads an app's `main` as the Functions Node worker does
+ * (with `@azure/functions-core` provided, every function registers, then registration closes) and
+ * prints, as one JSON line, the milliseconds since this process began (Node's own start-up
+ * included, the same for every app), the CPU time spent so far (less sensitive to other work on
+ * the machine than the wall clock) and how many modules were loaded.
+ *
+ * Usage: node dist/bench/cold-start/probe.js <app root> <entry file>
+ */
+const [appRoot, entry] = process.argv.slice(2);
+if (!appRoot || !entry) throw new Error('usage: probe.js <app root> <entry file>');
+const core = installFunctionsCore(() => undefined);
+const requireFromApp = Module.createRequire(path.join(appRoot, 'package.json'));
+requireFromApp(entry);
+core.closeRegistration();
+const ms = performance.now();
+const { user, system } = process.cpuUsage();
+const modules = Object.keys(require.cache).length;
+process.stdout.write(`${JSON.stringify({ ms, cpuMs: (user + system) / 1000, modules, registrations: core.registrations().length })}\n`);
+// The measurement is the load; what the app scheduled after it (a telemetry backend loading in the
+// background) would only delay this process's exit.
+process.exit(0);
