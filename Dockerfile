@@ -20,10 +20,13 @@ RUN npm run build && npm prune --omit=dev --omit=optional --no-audit --no-fund
 
 # --- runtime ---
 FROM mcr.microsoft.com/azure-functions/node:4-node22
+# UV_THREADPOOL_SIZE: libuv's pool runs Argon2, and each of its threads keeps a 19 MiB arena after a
+# hash; two threads bound what a burst of child sign-ins adds (README, "Benchmark").
 ENV AzureWebJobsScriptRoot=/home/site/wwwroot \
     AzureFunctionsJobHost__Logging__Console__IsEnabled=true \
     FUNCTIONS_WORKER_RUNTIME=node \
-    NODE_ENV=production
+    NODE_ENV=production \
+    UV_THREADPOOL_SIZE=2
 WORKDIR /home/site/wwwroot
 COPY --from=build /src/package.json /src/host.json ./
 COPY --from=build /src/node_modules ./node_modules

@@ -54,6 +54,20 @@ export interface FanoutPlan {
   phases?: readonly (FanoutPhaseName | `${AdapterChannel}-adapter`)[];
   /** When set, each worker writes a V8 CPU profile there (`--cpu-prof`): for finding where its CPU time goes. */
   cpuProfileDir?: string;
+  /**
+   * How many times each run is made (default 1), interleaved: every selected run once, then again.
+   * A run's figures are then reported as min / median / max, its details from the median run.
+   */
+  repeats?: number;
+}
+
+/** The figures of one run of a fan-out or adapter, kept for each repeat: their spread is reported. */
+export interface RunFigures {
+  wallMs: number;
+  floorMs: number;
+  cpuMs: number;
+  peakBytes: number;
+  loadBefore: number;
 }
 
 /** Provider requests a run should make, by kind: one push request per 100 devices, one per SMS and per e-mail, no status polls. */
@@ -85,7 +99,13 @@ export interface FanoutFloor {
   floorMs: number;
 }
 
+/** One fan-out run, as measured. */
+export type FanoutPhaseRun = Omit<FanoutPhase, 'repeats'>;
+
+/** A fan-out's run whose time was the median of its repeats, with every repeat's figures. */
 export interface FanoutPhase {
+  /** Every repeat's figures, in the order they ran (the details below are the median run's). */
+  repeats: RunFigures[];
   name: FanoutPhaseName;
   channels: readonly Channel[];
   result: FanoutDone;
@@ -118,7 +138,13 @@ export type AdapterChannel = AdapterRun['channel'];
  */
 export const ADAPTER_CHANNELS: readonly AdapterChannel[] = ['sms', 'email', 'email-direct'];
 
+/** One adapter-alone run, as measured. */
+export type AdapterPhaseRun = Omit<AdapterPhase, 'repeats'>;
+
+/** An adapter's run whose time was the median of its repeats, with every repeat's figures. */
 export interface AdapterPhase {
+  /** Every repeat's figures, in the order they ran (the details below are the median run's). */
+  repeats: RunFigures[];
   channel: AdapterChannel;
   messages: number;
   /** Sends in flight at most: the fan-out's delivery concurrency × parallel batches. */
@@ -151,48 +177,71 @@ export interface FanoutMeasurement {
  * worker process of its own (`fanout-worker.ts`, `runFanoutInProcess`: no queue, no Functions host)
  * whose RSS is watched; the fakes run here, in the bench process, so they use the other core.
  * Then each ACS adapter alone (`ADAPTER_CHANNELS`), to tell its cost from the fan-out's around it.
+ * With `plan.repeats`, all of that is repeated, interleaved; each run keeps its median run's details.
  * Fails when a batch failed, a delivery was not taken by its provider, or an e-mail status request
  * came during a run: the time of an incomplete (or differently shaped) fan-out would mislead.
  */
 export async function measureFanout(plan: FanoutPlan, note: (message: string) => void = () => undefined): Promise<FanoutMeasurement> {
+  const repeats = plan.repeats ?? 1;
+  if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`fan-out repeats must be a positive integer, got ${repeats}`);
+  const selectedPhases = FANOUT_PHASES.filter((phase) => !plan.phases || plan.phases.includes(phase.name));
+  const selectedAdapters = ADAPTER_CHANNELS.filter((channel) => !plan.phases || plan.phases.includes(`${channel}-adapter`));
   const fakes = await startFakeProviders({ acs: plan.acs });
-  const phases: FanoutPhase[] = [];
-  const adapters: AdapterPhase[] = [];
+  const phaseRuns: FanoutPhaseRun[][] = selectedPhases.map(() => []);
+  const adapterRuns: AdapterPhaseRun[][] = selectedAdapters.map(() => []);
   let shape: Pick<FanoutMeasurement, 'deliveryConcurrency' | 'batchSize'> | undefined;
   try {
-    for (const phase of FANOUT_PHASES) {
-      if (plan.phases && !plan.phases.includes(phase.name)) continue;
-      const measured = await measurePhase(plan, phase, fakes);
-      shape ??= { deliveryConcurrency: measured.deliveryConcurrency, batchSize: measured.batchSize };
-      phases.push(measured.phase);
-      const { result, floor } = measured.phase;
-      note(
-        `fan-out ${phase.name}: ${(result.wallMs / 1000).toFixed(1)} s (×${(result.wallMs / floor.floorMs).toFixed(2)} its floor of ${(floor.floorMs / 1000).toFixed(2)} s), ` +
-          `worker CPU ${((result.cpuMs / result.wallMs) * 100).toFixed(0)}%, peak RSS ${(measured.phase.peakBytes / 1024 ** 2).toFixed(0)} MiB`,
-      );
-    }
-    for (const channel of ADAPTER_CHANNELS) {
-      if (plan.phases && !plan.phases.includes(`${channel}-adapter`)) continue;
-      const adapter = await measureAdapter(plan, channel, fakes);
-      adapters.push(adapter);
-      note(
-        `${channel} adapter alone: ${(adapter.result.wallMs / 1000).toFixed(1)} s (×${(adapter.result.wallMs / adapter.floorMs).toFixed(2)} its floor), ` +
-          `CPU ${((adapter.result.cpuMs / adapter.result.wallMs) * 100).toFixed(0)}%, ${(adapter.result.cpuMs / adapter.messages).toFixed(2)} ms a send`,
-      );
+    // Interleaved (every run once, then again) so a change in the machine's load hits every run alike.
+    for (let round = 1; round <= repeats; round += 1) {
+      const of = repeats > 1 ? ` (repeat ${round} of ${repeats})` : '';
+      for (const [index, phase] of selectedPhases.entries()) {
+        const measured = await measurePhase(plan, phase, fakes);
+        shape ??= { deliveryConcurrency: measured.deliveryConcurrency, batchSize: measured.batchSize };
+        phaseRuns[index]?.push(measured.phase);
+        const { result, floor } = measured.phase;
+        note(
+          `fan-out ${phase.name}${of}: ${(result.wallMs / 1000).toFixed(1)} s (×${(result.wallMs / floor.floorMs).toFixed(2)} its floor of ${(floor.floorMs / 1000).toFixed(2)} s), ` +
+            `worker CPU ${((result.cpuMs / result.wallMs) * 100).toFixed(0)}%, peak RSS ${(measured.phase.peakBytes / 1024 ** 2).toFixed(0)} MiB`,
+        );
+      }
+      for (const [index, channel] of selectedAdapters.entries()) {
+        const adapter = await measureAdapter(plan, channel, fakes);
+        adapterRuns[index]?.push(adapter);
+        note(
+          `${channel} adapter alone${of}: ${(adapter.result.wallMs / 1000).toFixed(1)} s (×${(adapter.result.wallMs / adapter.floorMs).toFixed(2)} its floor), ` +
+            `CPU ${((adapter.result.cpuMs / adapter.result.wallMs) * 100).toFixed(0)}%, ${(adapter.result.cpuMs / adapter.messages).toFixed(2)} ms a send`,
+        );
+      }
     }
   } finally {
     await fakes.close();
   }
+  const phases = phaseRuns.map((runs) => ({
+    ...medianRun(runs),
+    repeats: runs.map((run) => ({ wallMs: run.result.wallMs, floorMs: run.floor.floorMs, cpuMs: run.result.cpuMs, peakBytes: run.peakBytes, loadBefore: run.loadBefore })),
+  }));
+  const adapters = adapterRuns.map((runs) => ({
+    ...medianRun(runs),
+    repeats: runs.map((run) => ({ wallMs: run.result.wallMs, floorMs: run.floorMs, cpuMs: run.result.cpuMs, peakBytes: run.peakBytes, loadBefore: run.loadBefore })),
+  }));
   const deliveryConcurrency = shape?.deliveryConcurrency ?? (adapters[0] ? adapters[0].inFlight / plan.parallelBatches : undefined);
   if (deliveryConcurrency === undefined) throw new Error('no fan-out run was selected');
   return { plan, deliveryConcurrency, batchSize: shape?.batchSize ?? Number.NaN, phases, adapters };
+}
+
+/** The run whose time is the median of the repeats (of an even number, the faster of the two middle ones). */
+function medianRun<T extends { result: { wallMs: number } }>(runs: readonly T[]): T {
+  const sorted = [...runs].sort((a, b) => a.result.wallMs - b.result.wallMs);
+  const run = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (!run) throw new Error('unreachable: every selected run ran at least once');
+  return run;
 }
 
 async function measurePhase(
   plan: FanoutPlan,
   phase: (typeof FANOUT_PHASES)[number],
   fakes: FakeProviders,
-): Promise<{ phase: FanoutPhase } & Pick<FanoutMeasurement, 'deliveryConcurrency' | 'batchSize'>> {
+): Promise<{ phase: FanoutPhaseRun } & Pick<FanoutMeasurement, 'deliveryConcurrency' | 'batchSize'>> {
   const sqlitePath = path.join(plan.sqliteDir, `fanout-${phase.name}.sqlite`);
   rmSync(sqlitePath, { force: true });
   const seedStarted = performance.now();
@@ -279,7 +328,7 @@ function fakeRequests({ expo, acs }: FakeProviders): FanoutPhase['requests'] {
  * many in flight as the fan-out's most, no ledger and no log lines. Its time and CPU per send show
  * what the SDK adapter costs by itself, and whether one core can keep that many requests in flight.
  */
-async function measureAdapter(plan: FanoutPlan, channel: AdapterChannel, fakes: FakeProviders): Promise<AdapterPhase> {
+async function measureAdapter(plan: FanoutPlan, channel: AdapterChannel, fakes: FakeProviders): Promise<AdapterPhaseRun> {
   const sqlitePath = path.join(plan.sqliteDir, `adapter-${channel}.sqlite`);
   rmSync(sqlitePath, { force: true });
   fakes.reset();

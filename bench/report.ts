@@ -1,110 +1,131 @@
-import { ARGON2ID_PARAMS } from '../shared/auth/child/secret-hasher';
+import { renderArgon2Section } from './argon2-report';
+import { coldStartGoals, renderColdStartSection, type ColdStartMeasurement } from './cold-start-report';
 import type { FanoutMeasurement } from './fanout';
-import { renderFanoutSection } from './fanout-report';
-import { mib, ms, table } from './markdown';
-import type { Argon2VersusSignIn, BurstMemory, LatencySummary, UnknownVersusWrong } from './scenarios';
+import { fanoutGoals, renderFanoutSection } from './fanout-report';
+import { verdictText, type GoalRow } from './goals';
+import { httpGoals, renderHttpSection, type HttpMeasurement } from './http-report';
+import type { LoggerCostResult } from './logger-cost';
+import { loggerGoals, renderLoggerSection } from './logger-report';
+import { table } from './markdown';
+import { memoryGoals, renderMemorySection, type MemoryMeasurement } from './memory-report';
+import { SECTIONS, type Section } from './options';
+import type { Argon2VersusSignIn, UnknownVersusWrong } from './scenarios';
+import { renderTimingSection, timingGoals } from './timing-report';
 
+/** How long one section took and how loaded the machine was when it began. */
+export interface SectionRun {
+  /** A section, or the setup the host sections share (`host setup`). */
+  section: Section | 'host setup';
+  seconds: number;
+  /** The 1-minute load average when the section started. */
+  loadBefore: number;
+}
+
+/** What a run measured: every section it ran (a partial run, `--only`, leaves the others out). */
 export interface BenchResults {
   date: Date;
   machine: string;
-  /** The 1-minute load average when the run started: other work on the machine skews every number. */
+  /** Cores available to this process: a load average above it means work waited for a core. */
+  cores: number;
+  /** The 1-minute load average when the run started and when it ended: other work on the machine skews every number. */
   loadBefore: number;
-  concurrency: number;
-  empty: LatencySummary;
-  me: LatencySummary;
-  adultSignIn: LatencySummary;
-  argon2: Argon2VersusSignIn;
-  timing: UnknownVersusWrong;
-  /** The burst ran on a fresh host; the first host's RSS is kept for comparison. */
-  memory: BurstMemory & { startBytes: number; afterRunsBytes: number };
-  fanout: FanoutMeasurement;
+  loadAfter: number;
+  sectionRuns: SectionRun[];
+  /** The settings of the local host the HTTP, Argon2, timing and memory sections ran on. */
+  hostSettings?: { appEnv: string; logLevel: string };
+  http?: HttpMeasurement;
+  argon2?: Argon2VersusSignIn;
+  timing?: UnknownVersusWrong;
+  memory?: MemoryMeasurement;
+  coldStart?: ColdStartMeasurement;
+  logger?: LoggerCostResult;
+  fanout?: FanoutMeasurement;
 }
 
-/** The contract's bound for unknown-username against wrong-secret response times. */
-export const TIMING_TOLERANCE = 0.1;
-
-/** The results as a markdown document: what was measured, where, and the numbers. */
-export function renderReport(r: BenchResults): string {
-  const versusEmpty = (s: LatencySummary): string => `×${(s.medianMs / r.empty.medianMs).toFixed(1)}`;
-  const http = (label: string, s: LatencySummary): string[] => [
-    label,
-    String(s.samples),
-    ms(s.medianMs),
-    ms(s.p99Ms),
-    (s.perSecond ?? 0).toFixed(0),
-    label.includes('{}') ? '×1.0' : versusEmpty(s),
+/** Every goal with its figure and verdict, in the issue's order, then the contract's. */
+export function goalRows(r: BenchResults): GoalRow[] {
+  return [
+    ...(r.coldStart ? coldStartGoals(r.coldStart) : []),
+    ...(r.logger ? loggerGoals(r.logger) : []),
+    ...(r.http ? httpGoals(r.http) : []),
+    ...(r.memory ? memoryGoals(r.memory) : []),
+    ...(r.fanout ? fanoutGoals(r.fanout) : []),
+    ...(r.timing ? timingGoals(r.timing) : []),
   ];
-  const oneAtATime = (label: string, s: LatencySummary): string[] => [label, String(s.samples), ms(s.medianMs), ms(s.p99Ms)];
-  const { unknown, wrongPin } = r.timing;
-  const slower = Math.max(unknown.medianMs, wrongPin.medianMs);
-  const faster = Math.min(unknown.medianMs, wrongPin.medianMs);
-  const apart = slower / faster - 1;
-  const params = `m=${ARGON2ID_PARAMS.memoryCost} KiB, t=${ARGON2ID_PARAMS.timeCost}, p=${ARGON2ID_PARAMS.parallelism}`;
-  const m = r.memory;
+}
 
+function header(r: BenchResults): string[] {
+  const ran = new Set<string>(r.sectionRuns.map((run) => run.section));
+  const onHost = ran.has('http') || ran.has('argon2') || ran.has('timing') || ran.has('memory');
   return [
     '# Bench results',
     '',
     `- Date: ${r.date.toISOString()}`,
     `- Machine: ${r.machine}`,
-    `- Load average (1 min) when the run started: ${r.loadBefore.toFixed(2)}`,
-    '- Host of the HTTP sections: the project\'s local host (`dist/devhost/main.js`), SQLite, `APP_ENV=test`, `LOG_LEVEL=info` (one log line per',
-    '  request, drained unread), ID tokens verified against a JWKS server on 127.0.0.1. The client runs on the same',
-    '  machine, over keep-alive HTTP, and shares its CPU: absolute numbers are a floor for this machine, not a capacity plan.',
+    `- Load average (1 min): ${r.loadBefore.toFixed(2)} when the run started, ${r.loadAfter.toFixed(2)} when it ended, on ${r.cores} cores (above ${r.cores}, work waited for a core; each section's own is in the last table)`,
+    ...(onHost && r.hostSettings
+      ? [
+          `- Host of the HTTP, Argon2id, timing and memory sections: the project's local host (\`dist/devhost/main.js\`, the stand-in for the Functions host), SQLite, \`APP_ENV=${r.hostSettings.appEnv}\`, \`LOG_LEVEL=${r.hostSettings.logLevel}\` (one log line per`,
+          '  request, drained unread), ID tokens verified against a JWKS server on 127.0.0.1. The client runs on the same',
+          '  machine, over keep-alive HTTP, and shares its CPU: absolute numbers are a floor for this machine, not a capacity plan.',
+        ]
+      : []),
+    ...(SECTIONS.some((section) => !ran.has(section)) ? [`- A partial run (\`--only\`): ${SECTIONS.filter((section) => ran.has(section)).map((section) => `\`${section}\``).join(', ')}.`] : []),
     '',
-    `## HTTP endpoints against \`{}\` (${r.concurrency} requests at a time, the three taking turns)`,
+  ];
+}
+
+function goalSummary(r: BenchResults): string[] {
+  const rows = goalRows(r);
+  if (rows.length === 0) return [];
+  const missed = rows.filter((row) => row.verdict === 'not met');
+  const judged = rows.filter((row) => row.verdict !== 'informational').length;
+  return [
+    '## Goals',
     '',
-    table(
-      ['Endpoint', 'Requests', 'Median ms', 'p99 ms', 'Requests/s', 'Median vs `{}`'],
-      [
-        http('`GET /api/bench/empty` (bench-only, answers `{}`)', r.empty),
-        http('`GET /api/v1/me`', r.me),
-        http('`POST /api/v1/auth/session` (adult sign-in)', r.adultSignIn),
-      ],
-      5,
-    ),
-    '',
-    '## One Argon2id verification against a full child sign-in (one at a time, taking turns)',
-    '',
-    table(
-      ['Measurement', 'Samples', 'Median ms', 'p99 ms'],
-      [
-        oneAtATime(`Argon2id verify alone (${params}, peppered), in the bench process`, r.argon2.argon2),
-        oneAtATime('`POST /api/v1/auth/child-session`, correct PIN', r.argon2.childSignIn),
-        ['Sign-in beyond Argon2id (difference of medians)', '', ms(r.argon2.childSignIn.medianMs - r.argon2.argon2.medianMs), ''],
-      ],
-      3,
-    ),
-    '',
-    '## Unknown username against wrong PIN (contract section 4: within 10%)',
+    'Every figure is repeated (rounds, repeats or fresh processes; each section says how) and shown as min / **median** / max; a goal is judged on the median. A goal not met is explained, with its figures, in its section.',
     '',
     table(
-      ['Child sign-in answered 401', 'Samples', 'Median ms', 'p99 ms'],
-      [oneAtATime('Unknown username (fresh each time)', unknown), oneAtATime('Wrong PIN of an existing child', wrongPin)],
-      3,
+      ['Goal', 'Figure: min / **median** / max', 'Verdict'],
+      rows.map((row) => [row.goal, row.figure, verdictText(row.verdict)]),
+      0,
     ),
     '',
-    `Ratio of medians (unknown / wrong PIN): ${(unknown.medianMs / wrongPin.medianMs).toFixed(3)}; the slower is ${(apart * 100).toFixed(1)}% above the faster: ${apart <= TIMING_TOLERANCE ? '**within 10%**' : '**NOT within 10%**'}.`,
-    '',
-    `## Memory: ${m.burst.samples} child sign-ins at once`,
+    ...(judged === 0
+      ? []
+      : [
+          missed.length === 0
+            ? `All ${judged} goals with a figure are met.`
+            : `${missed.length} of ${judged} goals with a figure are **not met**: ${missed.map((row) => row.goal.replace(/ \((issue goal \d|contract section \d)\)$/, '')).join('; ')}.`,
+          '',
+        ]),
+  ];
+}
+
+function sectionTimes(r: BenchResults): string[] {
+  return [
+    '## Sections run',
     '',
     table(
-      ['Measurement', 'Value'],
-      [
-        ['Fresh host, idle (database open), before the burst', `${mib(m.idleBytes)} MiB`],
-        ['Peak during the burst', `${mib(m.peakBytes)} MiB`],
-        ['Peak above idle', `${mib(m.peakBytes - m.idleBytes)} MiB`],
-        ['Answers 200', `${m.answered200} / ${m.burst.samples}`],
-        ['Burst wall time', `${ms(m.burst.wallMs)} ms`],
-        ['Sign-in latency in the burst: median / p99 / max', `${ms(m.burst.medianMs)} / ${ms(m.burst.p99Ms)} / ${ms(m.burst.maxMs)} ms`],
-        ['For comparison, the first host right after start', `${mib(m.startBytes)} MiB`],
-        ['For comparison, the first host after all the runs above', `${mib(m.afterRunsBytes)} MiB`],
-      ],
-      1,
+      ['Section', 'Time', 'Load average (1 min) when it started'],
+      r.sectionRuns.map((run) => [`\`${run.section}\``, `${run.seconds.toFixed(0)} s`, run.loadBefore.toFixed(2)]),
     ),
     '',
-    `RSS of the host process. Peak: the highest of ${m.readings} readings every 20 ms and, on Linux, the kernel's high-water mark (VmHWM, reset just before the burst). The burst runs on a freshly started host with the same database, so memory the allocator kept from earlier runs does not hide what the burst needs.`,
-    '',
-    ...renderFanoutSection(r.fanout),
+  ];
+}
+
+/** The results as a markdown document: where they were measured, the goals and their verdicts, then every section's figures. */
+export function renderReport(r: BenchResults): string {
+  return [
+    ...header(r),
+    ...goalSummary(r),
+    ...(r.coldStart ? renderColdStartSection(r.coldStart) : []),
+    ...(r.logger ? renderLoggerSection(r.logger) : []),
+    ...(r.http ? renderHttpSection(r.http) : []),
+    ...(r.argon2 ? renderArgon2Section(r.argon2) : []),
+    ...(r.timing ? renderTimingSection(r.timing) : []),
+    ...(r.memory ? renderMemorySection(r.memory) : []),
+    ...(r.fanout ? renderFanoutSection(r.fanout) : []),
+    ...sectionTimes(r),
   ].join('\n');
 }

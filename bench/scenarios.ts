@@ -3,7 +3,7 @@ import { ARGON2ID_PARAMS, createSecretHasher } from '../shared/auth/child/secret
 import { CHILD_PIN, WRONG_PIN, childUsername, type Adult } from './accounts';
 import { createClient, runLoad, type BenchClient, type BenchRequest } from './http-client';
 import type { RssProbe } from './rss';
-import { median, percentile } from './stats';
+import { median, percentile, splitIntoRounds } from './stats';
 
 export interface LatencySummary {
   samples: number;
@@ -29,44 +29,54 @@ function requireExpected(label: string, unexpected: number): void {
 
 export interface SideBySideEndpoint {
   label: string;
+  /** The client of the server this endpoint is on (the local host, or the raw `node:http` floor). */
+  client: BenchClient;
   warmUp: number;
   count: number;
   /** The i-th request; warm-up requests take the first indexes. */
   makeRequest: (index: number) => BenchRequest;
 }
 
+/** One endpoint's figures: over all its requests, and for each round on its own. */
+export interface SideBySideResult {
+  all: LatencySummary;
+  /** One summary per round, in order: the spread of the figures, and per-round ratios between endpoints. */
+  rounds: LatencySummary[];
+}
+
 /**
  * Each endpoint's `count` requests, `concurrency` at a time, after `warmUp` untimed ones. The
  * endpoints take turns in `rounds` slices, so a noisy moment of the machine (or the host's heap
- * growing) falls on all of them alike rather than on whichever ran last.
- * @returns one summary per endpoint, in the order given; requests per second counts only the
+ * growing) falls on all of them alike rather than on whichever ran last; the slices of one round
+ * are close in time, so a ratio of two endpoints' figures in the same round is the fairest ratio.
+ * @returns one result per endpoint, in the order given; requests per second counts only the
  * time that endpoint's own slices took.
  */
 export async function measureSideBySide(
-  client: BenchClient,
   endpoints: readonly SideBySideEndpoint[],
   options: { rounds: number; concurrency: number; expectedStatus: number },
-): Promise<LatencySummary[]> {
+): Promise<SideBySideResult[]> {
   for (const endpoint of endpoints) {
-    const warm = await runLoad(client, { ...options, count: endpoint.warmUp }, endpoint.makeRequest);
+    const warm = await runLoad(endpoint.client, { ...options, count: endpoint.warmUp }, endpoint.makeRequest);
     requireExpected(`${endpoint.label} (warm-up)`, warm.unexpected);
   }
-  const totals = endpoints.map(() => ({ latencies: [] as number[], wallMs: 0 }));
+  const results = endpoints.map(() => ({ latencies: [] as number[], wallMs: 0, rounds: [] as LatencySummary[] }));
   const sent = endpoints.map((endpoint) => endpoint.warmUp);
   for (let round = 0; round < options.rounds; round += 1) {
     for (const [index, endpoint] of endpoints.entries()) {
-      const total = totals[index];
+      const result = results[index];
       const offset = sent[index];
-      if (!total || offset === undefined) throw new Error('unreachable: one total per endpoint');
+      if (!result || offset === undefined) throw new Error('unreachable: one result per endpoint');
       const count = Math.floor(endpoint.count / options.rounds) + (round < endpoint.count % options.rounds ? 1 : 0);
-      const run = await runLoad(client, { ...options, count }, (i) => endpoint.makeRequest(offset + i));
+      const run = await runLoad(endpoint.client, { ...options, count }, (i) => endpoint.makeRequest(offset + i));
       requireExpected(endpoint.label, run.unexpected);
-      total.latencies.push(...run.latencies);
-      total.wallMs += run.wallMs;
+      result.latencies.push(...run.latencies);
+      result.wallMs += run.wallMs;
+      result.rounds.push(summarize(run.latencies, run.wallMs));
       sent[index] = offset + count;
     }
   }
-  return totals.map((total) => summarize(total.latencies, total.wallMs));
+  return results.map((result) => ({ all: summarize(result.latencies, result.wallMs), rounds: result.rounds }));
 }
 
 export const adultSignIn = (adults: readonly Adult[]) => (index: number): BenchRequest => ({
@@ -83,6 +93,9 @@ export const getMe = (adults: readonly Adult[]) => (index: number): BenchRequest
 
 export const getEmpty = (): BenchRequest => ({ method: 'GET', path: '/api/bench/empty' });
 
+/** The raw `node:http` floor answers `{}` on any path. */
+export const getRaw = (): BenchRequest => ({ method: 'GET', path: '/' });
+
 const childSignIn = (username: string, pin: string): BenchRequest => ({
   method: 'POST',
   path: '/api/v1/auth/child-session',
@@ -92,16 +105,19 @@ const childSignIn = (username: string, pin: string): BenchRequest => ({
 export interface Argon2VersusSignIn {
   argon2: LatencySummary;
   childSignIn: LatencySummary;
+  /** The same samples cut into consecutive rounds: one pair of summaries per round. */
+  rounds: { argon2: LatencySummary; childSignIn: LatencySummary }[];
 }
 
 /**
  * One Argon2id verification in this process (the app's parameters and a pepper) against one full
  * child sign-in with the correct PIN, strictly one at a time so neither waits in a queue, and
- * taking turns (which goes first alternates) so both see the same machine.
+ * taking turns (which goes first alternates) so both see the same machine. The samples are also
+ * summarized in `rounds` consecutive slices, for the spread of each figure.
  */
 export async function measureArgon2VersusSignIn(
   client: BenchClient,
-  options: { pepper: string; warmUp: number; count: number },
+  options: { pepper: string; warmUp: number; count: number; rounds: number },
 ): Promise<Argon2VersusSignIn> {
   const hasher = createSecretHasher({ pepper: options.pepper, params: ARGON2ID_PARAMS });
   const storedHash = await hasher.hash(CHILD_PIN);
@@ -127,23 +143,34 @@ export async function measureArgon2VersusSignIn(
     argon2.push(first === verifyAlone ? firstMs : secondMs);
     signIns.push(first === signIn ? firstMs : secondMs);
   }
-  return { argon2: summarize(argon2), childSignIn: summarize(signIns) };
+  const signInRounds = splitIntoRounds(signIns, options.rounds);
+  return {
+    argon2: summarize(argon2),
+    childSignIn: summarize(signIns),
+    rounds: splitIntoRounds(argon2, options.rounds).map((slice, round) => ({
+      argon2: summarize(slice),
+      childSignIn: summarize(signInRounds[round] ?? []),
+    })),
+  };
 }
 
 export interface UnknownVersusWrong {
   unknown: LatencySummary;
   wrongPin: LatencySummary;
+  /** The same pairs cut into consecutive rounds: one pair of summaries per round. */
+  rounds: { unknown: LatencySummary; wrongPin: LatencySummary }[];
 }
 
 /**
  * Contract section 4: an unknown username and a wrong PIN must take the same time. Attempts go one
  * at a time, alternating which kind goes first, so drift over the run hits both kinds alike.
  * Throttling would answer 429 (cheaply) after 3 failures of one username, so every unknown name is
- * fresh and the wrong PINs are spread over the children, at most `childCount` a round.
+ * fresh and the wrong PINs are spread over the children, at most `childCount` a round. The pairs
+ * are also summarized in `rounds` consecutive slices, for the spread of the ratio.
  */
 export async function measureUnknownVersusWrong(
   client: BenchClient,
-  options: { warmUp: number; pairs: number; childCount: number },
+  options: { warmUp: number; pairs: number; childCount: number; rounds: number },
 ): Promise<UnknownVersusWrong> {
   if (options.warmUp + options.pairs > options.childCount * 2) throw new Error('too few children for 2 wrong PINs each at most');
   const unknown: number[] = [];
@@ -159,7 +186,15 @@ export async function measureUnknownVersusWrong(
       if (index >= options.warmUp) (attempt.kind === 'unknown' ? unknown : wrongPin).push(response.ms);
     }
   }
-  return { unknown: summarize(unknown), wrongPin: summarize(wrongPin) };
+  const wrongRounds = splitIntoRounds(wrongPin, options.rounds);
+  return {
+    unknown: summarize(unknown),
+    wrongPin: summarize(wrongPin),
+    rounds: splitIntoRounds(unknown, options.rounds).map((slice, round) => ({
+      unknown: summarize(slice),
+      wrongPin: summarize(wrongRounds[round] ?? []),
+    })),
+  };
 }
 
 export interface BurstMemory {

@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
@@ -10,7 +10,7 @@ import { toUserView } from '../shared/users/user-view';
 /** PATCH /api/v1/users/{id}/role (admin): `member`, `author` or `admin`; revokes the user's sessions. */
 const route = 'v1/users/{id}/role';
 const services = appServices();
-const body = z.lazy(() => z.strictObject({ role: z.enum(ADULT_ROLES) }));
+const body = z.strictObject({ role: z.enum(ADULT_ROLES) });
 
 export const changeRole = services.endpoint({ route, body, authenticated: true }, async (scope) => {
   const auth = scope.caller;

@@ -335,6 +335,8 @@ module functionApp 'modules/function-app.bicep' = {
       ACS_ENDPOINT: deployCommunicationServices ? communication.outputs.endpoint : ''
       ACS_SMS_FROM: acsSmsFrom
       ACS_EMAIL_SENDER: deployCommunicationServices ? communication.outputs.emailSender : ''
+      // libuv's pool as large as the Argon2 limit: every pool thread that ran Argon2 keeps its 19 MiB.
+      UV_THREADPOOL_SIZE: '2'
     }
   }
 }

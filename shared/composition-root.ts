@@ -116,7 +116,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
     auth,
     childAuth: {
       ...auth,
-      hasher: options.childSecretHasher ?? createSecretHasher({ pepper: config.childSecretPepper }),
+      hasher: options.childSecretHasher ?? createSecretHasher({ pepper: config.childSecretPepper, threadPoolSize: config.threadPoolSize }),
       pepper: config.childSecretPepper,
     },
     fanoutQueue:

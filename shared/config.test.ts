@@ -177,3 +177,13 @@ describe('telemetry backend settings', () => {
     }
   });
 });
+
+describe('libuv thread pool', () => {
+  it("reads UV_THREADPOOL_SIZE for the hasher's limit: libuv's 4 by default, whole numbers 1 to 1024", () => {
+    expect(loadConfig({}).threadPoolSize).toBe(4);
+    expect(loadConfig({ UV_THREADPOOL_SIZE: '2' }).threadPoolSize).toBe(2);
+    for (const bad of ['0', '1.5', 'two', '1025']) {
+      expect(problemsOf({ UV_THREADPOOL_SIZE: bad })).toEqual([expect.stringMatching(/^UV_THREADPOOL_SIZE: /)]);
+    }
+  });
+});

@@ -109,6 +109,8 @@ const envSchema = z.object({
   ACS_ENDPOINT: z.optional(absoluteUrl()),
   ACS_SMS_FROM: optionalString,
   ACS_EMAIL_SENDER: optionalString,
+  // libuv reads it itself when its pool starts; the app reads it to fit the Argon2 limit to the pool (libuv's range).
+  UV_THREADPOOL_SIZE: wholeNumber(4, 1, 1024),
 });
 
 /** The parsed, validated settings of one process. */
@@ -146,6 +148,11 @@ export interface Config {
    */
   otlp: { endpoint: string; serviceName: string } | undefined;
   childSecretPepper: string;
+  /**
+   * Threads in libuv's pool (`UV_THREADPOOL_SIZE`, default 4), which Argon2 shares with file I/O,
+   * DNS and async crypto: the child secret hasher never runs more Argon2 computations at once.
+   */
+  threadPoolSize: number;
   newUserStatus: 'active' | 'pending_approval';
   bootstrapAdminSubjects: string[];
   trustProxyHops: number;
@@ -281,6 +288,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME ?? e.SERVICE_NAME }
       : undefined,
     childSecretPepper: e.CHILD_SECRET_PEPPER ?? DEV_CHILD_SECRET_PEPPER,
+    threadPoolSize: e.UV_THREADPOOL_SIZE,
     newUserStatus: e.NEW_USER_STATUS,
     bootstrapAdminSubjects: e.BOOTSTRAP_ADMIN_SUBJECTS,
     trustProxyHops: e.TRUST_PROXY_HOPS,

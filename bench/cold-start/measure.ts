@@ -1,6 +1,7 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { spread, type Spread } from '../stats';
 
@@ -20,6 +21,11 @@ export interface ColdStartScenario {
    * gives every run a new empty directory (a new container that compiles everything).
    */
   compileCache?: 'warm' | 'empty';
+  /**
+   * Also time, from the process's spawn, the app's `telemetry ready` line of a backend loaded after
+   * registration (`ColdStartSample.telemetryReadyMs`): its load is off the registration path, not free.
+   */
+  waitForTelemetry?: boolean;
 }
 
 export interface ColdStartSample {
@@ -28,6 +34,9 @@ export interface ColdStartSample {
   cpuMs: number;
   modules: number;
   registrations: number;
+  /** With `waitForTelemetry`: ms from spawn to the `telemetry ready` line, and the backend it named. */
+  telemetryReadyMs?: number;
+  telemetryBackend?: string;
 }
 
 export interface ColdStartResult {
@@ -38,19 +47,68 @@ export interface ColdStartResult {
   registrations: number;
   /** Each round's time ÷ the baseline's in the same round: min / median / max. */
   ratio: Spread;
+  /** With `waitForTelemetry`: when the backend was ready (ms from spawn), and which it was. */
+  telemetryReady?: { ms: Spread; backend: string };
 }
 
 const PROBE = path.join(__dirname, 'probe.js');
 
+/** How long a probe waits for a telemetry backend before the bench gives up on it. */
+const TELEMETRY_WAIT_MS = 30_000;
+
 async function startOnce(scenario: ColdStartScenario, cacheDir: string | undefined): Promise<ColdStartSample> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...scenario.env };
   if (cacheDir) env.NODE_COMPILE_CACHE = cacheDir;
+  if (scenario.waitForTelemetry) return startAndWaitForTelemetry(scenario, env);
   const { stdout } = await run(process.execPath, [PROBE, scenario.appRoot, ...scenario.entries], { env, maxBuffer: 16 * 1024 ** 2 });
   // The app's own log lines come first; the probe's JSON line is the last.
-  const last = stdout.trim().split('\n').at(-1) ?? '';
-  const sample = JSON.parse(last) as ColdStartSample;
-  if (typeof sample.ms !== 'number' || sample.registrations < 1) throw new Error(`cold start of ${scenario.label}: unexpected probe output`);
+  return parseSample(stdout.trim().split('\n').at(-1) ?? '', scenario.label);
+}
+
+function parseSample(line: string, label: string): ColdStartSample {
+  const sample = JSON.parse(line) as ColdStartSample;
+  if (typeof sample.ms !== 'number' || sample.registrations < 1) throw new Error(`cold start of ${label}: unexpected probe output`);
   return sample;
+}
+
+/** A probe that stays up until the app's `telemetry ready` line (or `TELEMETRY_WAIT_MS`). */
+function startAndWaitForTelemetry(scenario: ColdStartScenario, env: Record<string, string>): Promise<ColdStartSample> {
+  return new Promise((resolve, reject) => {
+    const spawnedAt = performance.now();
+    const child = spawn(process.execPath, [PROBE, scenario.appRoot, ...scenario.entries], {
+      env: { ...env, BENCH_PROBE_STAY_MS: String(TELEMETRY_WAIT_MS) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let buffered = '';
+    let sample: ColdStartSample | undefined;
+    let ready: { ms: number; backend: string } | undefined;
+    const finish = (): void => {
+      if (!sample || !ready) return;
+      const result = { ...sample, telemetryReadyMs: ready.ms, telemetryBackend: ready.backend };
+      // The next start waits for this process to be gone: it would share the CPU otherwise.
+      child.once('exit', () => resolve(result));
+      child.kill();
+    };
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      buffered += chunk;
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (line.startsWith('{"ms"')) sample = parseSample(line, scenario.label);
+        else if (line.includes('"telemetry ready"')) {
+          const { telemetryBackend } = JSON.parse(line) as { telemetryBackend?: string };
+          ready = { ms: performance.now() - spawnedAt, backend: telemetryBackend ?? 'unknown' };
+        }
+        finish();
+      }
+    });
+    child.on('error', reject);
+    child.once('exit', () => {
+      if (!sample || !ready) reject(new Error(`cold start of ${scenario.label}: no ${sample ? 'telemetry ready line' : 'probe output'} before exit`));
+    });
+  });
 }
 
 /**
@@ -90,6 +148,9 @@ export async function measureColdStarts(
         modules: Math.max(...own.map((s) => s.modules)),
         registrations: Math.max(...own.map((s) => s.registrations)),
         ratio: spread(own.map((s, round) => s.ms / (baseline[round]?.ms ?? Number.NaN))),
+        ...(scenario.waitForTelemetry
+          ? { telemetryReady: { ms: spread(own.map((s) => s.telemetryReadyMs ?? Number.NaN)), backend: own[0]?.telemetryBackend ?? 'unknown' } }
+          : {}),
       };
     });
   } finally {

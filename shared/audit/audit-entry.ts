@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { scrubSecrets } from '../logging/scrub';
 import {
   AUDIT_EVENT_TYPES,
@@ -55,25 +55,19 @@ export function keyWords(key: string): string[] {
   return [...words, ...pairs, words.join('')];
 }
 
-const platformId = () => z.string().min(1).max(64);
+const platformId = z.string().check(z.minLength(1), z.maxLength(64));
 
-// Built on the first audit write (`z.lazy`), not at import: it keeps zod off the cold start.
-const entrySchema = z.lazy(() =>
-  z.strictObject({
-    eventType: z.enum(AUDIT_EVENT_TYPES),
-    outcome: z.enum(AUDIT_OUTCOMES),
-    actorUserId: platformId().nullish(),
-    subjectUserId: platformId().nullish(),
-    targetType: z
-      .string()
-      .regex(/^[a-z][a-z_]{0,63}$/)
-      .nullish(),
-    targetId: z.string().min(1).max(128).nullish(),
-    reason: z.enum(AUDIT_REASONS).nullish(),
-    traceId: z.string().min(1).max(64).nullish(),
-    details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).nullish(),
-  }),
-);
+const entrySchema = z.strictObject({
+  eventType: z.enum(AUDIT_EVENT_TYPES),
+  outcome: z.enum(AUDIT_OUTCOMES),
+  actorUserId: z.nullish(platformId),
+  subjectUserId: z.nullish(platformId),
+  targetType: z.nullish(z.string().check(z.regex(/^[a-z][a-z_]{0,63}$/))),
+  targetId: z.nullish(z.string().check(z.minLength(1), z.maxLength(128))),
+  reason: z.nullish(z.enum(AUDIT_REASONS)),
+  traceId: z.nullish(z.string().check(z.minLength(1), z.maxLength(64))),
+  details: z.nullish(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))),
+});
 
 /** An entry ready for the row: every optional field present (null when absent), details as JSON text. */
 export interface AuditRowValues {

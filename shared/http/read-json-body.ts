@@ -1,5 +1,5 @@
 import type { HttpRequest } from '@azure/functions';
-import type * as z from 'zod';
+import * as z from 'zod/mini';
 import { problem, type Problem } from '../errors/problem';
 
 /** The contract's request body limit. */
@@ -14,7 +14,7 @@ const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
  * 413 over 16 KiB (by `Content-Length` or while streaming), 415 for a non-JSON content type,
  * 400 for anything that is not JSON or breaks the schema. Details never echo submitted values.
  */
-export async function readJsonBody<S extends z.ZodType>(request: HttpRequest, schema: S): Promise<BodyResult<z.infer<S>>> {
+export async function readJsonBody<S extends z.core.$ZodType>(request: HttpRequest, schema: S): Promise<BodyResult<z.infer<S>>> {
   const declaredLength = Number(request.headers.get('content-length') ?? '0');
   if (Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES) {
     return { ok: false, problem: payloadTooLarge() };
@@ -37,7 +37,7 @@ export async function readJsonBody<S extends z.ZodType>(request: HttpRequest, sc
   } catch {
     return { ok: false, problem: problem('invalid_request', { detail: 'The body is not valid UTF-8 JSON.' }) };
   }
-  const result = schema.safeParse(parsed);
+  const result = z.safeParse(schema, parsed);
   if (!result.success) {
     return { ok: false, problem: problem('invalid_request', { detail: describeIssues(result.error.issues) }) };
   }

@@ -1,9 +1,12 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * A resource id in a path (`/children/{id}`): a UUID as the app makes them, in its one stored
  * form, lower case. An id in upper case is the same id: SQLite would not find it as sent, SQL
  * Server's default collation would, so it is lower-cased before any lookup. Anything else is a bad
- * path parameter. Built on first use (`z.lazy`), to keep zod off the cold start.
+ * path parameter.
  */
-export const resourceIdParam = z.lazy(() => z.uuid().transform((id) => id.toLowerCase()));
+export const resourceIdParam = z.pipe(
+  z.uuid(),
+  z.transform((id: string) => id.toLowerCase()),
+);

@@ -1,71 +1,41 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../config';
-import { currentLogContext } from './log-context';
+import { currentLogContext, type LogContext } from './log-context';
 import { scrubSecrets } from './scrub';
+import { redactSecretFields } from './secret-fields';
 
 export type { Logger } from 'pino';
+export { redactSecretFields } from './secret-fields';
+
+/** pino's key for an error: `logger.error(err)` and `{ error: err }` go through its serializer. */
+const ERROR_KEY = 'error';
+
+/** The line fields a request chain's log context supplies, unless the line's own fields name them. */
+const CONTEXT_KEYS = ['service', 'traceId', 'userId', 'requestId', 'endpoint'] as const;
+type ContextKey = (typeof CONTEXT_KEYS)[number];
+type ContextValues = Partial<Record<ContextKey, string | null>>;
 
 /**
- * Field names whose values are never logged, wherever they appear (first layer of redaction;
- * `scrubSecrets` is the second, on the serialized line).
+ * The JSON of one context's fields, kept while they stay the same: a request writes many lines and
+ * its fields are serialized and scrubbed once, not per line (`userId` changes when the request is
+ * authenticated, and then the entry is rebuilt).
  */
-const SECRET_FIELDS = [
-  'authorization',
-  'cookie',
-  'token',
-  'idToken',
-  'accessToken',
-  'refreshToken',
-  'sessionToken',
-  'jwt',
-  'pin',
-  'password',
-  'secret',
-  'hash',
-  'pepper',
-  'connectionString',
-  'email',
-  'phone',
-  'phoneNumber',
-  'username',
-  'body',
-  'headers',
-] as const;
+interface ContextJson extends ContextValues {
+  json: string;
+}
 
-const SECRET_FIELD_NAMES: ReadonlySet<string> = new Set(SECRET_FIELDS);
+const CLEAN_BINDINGS = Symbol('clean bindings');
 
-/** What a secret field's value becomes. */
-const CENSOR = '[REDACTED]';
-
-/** How deep `redactSecretFields` looks into nested objects and arrays (pino's paths looked one level down). */
-const REDACT_DEPTH = 4;
-
-/**
- * The log object with the value of every secret field (`SECRET_FIELDS`, at any depth up to
- * `REDACT_DEPTH`, in plain objects and arrays) replaced by `[REDACTED]`. Objects are copied only
- * where something is replaced, so the caller's objects never change. This replaces pino's `redact`
- * paths: those walked every path on every line and cost more than the rest of a delivery's logging
- * (bench/results.md), and reached one level only.
- */
-export function redactSecretFields<T>(value: T, depth = 0): T {
-  if (depth > REDACT_DEPTH || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
-    value.forEach((item, index) => {
-      const redacted = redactSecretFields(item, depth + 1);
-      if (redacted !== item) (copy ??= [...value])[index] = redacted;
-    });
-    return (copy ?? value) as T;
-  }
-  const prototype = Object.getPrototypeOf(value);
-  // Errors and class instances go to their serializers; only plain data is walked.
-  if (prototype !== Object.prototype && prototype !== null) return value;
-  let copy: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const redacted = SECRET_FIELD_NAMES.has(key) && item !== undefined ? CENSOR : redactSecretFields(item, depth + 1);
-    if (redacted !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = redacted;
-  }
-  return (copy ?? value) as T;
+/** pino's internals this module builds lines with (pino.symbols exists for integrations like this one). */
+interface PinoInternals {
+  /** Builds a line from the fields object, message, level number and the raw text after the level. */
+  [pino.symbols.asJsonSym]: (this: PinoInternals, obj: object, msg: unknown, num: number, time: string) => string;
+  /** The level's opening of a line, `{"level":"info"`, by level number. */
+  [pino.symbols.lsCacheSym]: Record<number, string>;
+  /** A child logger's bindings as JSON text, `,"key":value…`. */
+  [pino.symbols.chindingsSym]: string;
+  /** The bindings text `redactBindings` last made: while it is the one in use, it is clean. */
+  [CLEAN_BINDINGS]?: string;
 }
 
 export interface CreateLoggerOptions {
@@ -81,39 +51,137 @@ export interface CreateLoggerOptions {
  * Creates the app's logger: one JSON object per line with `timestamp` (ISO 8601 UTC), `level` as a
  * word, `service`, `traceId`, `message` and `userId`, the last two (and `requestId` and `endpoint`
  * within an HTTP request) coming from the log context of the request chain that writes the line.
+ *
+ * Redaction comes in two layers: secret and personal fields by name (`redactSecretFields`, on the
+ * line's fields, a child's bindings and an error's own properties), then `scrubSecrets` on the text
+ * of everything the line holds. The line's opening (level, timestamp, context fields, bindings) is
+ * built or scrubbed once per value, so each line scrubs only the text its own fields added.
  */
 export function createLogger(options: CreateLoggerOptions): Logger {
   const destination = options.destination ?? (options.pretty ? prettyStream() : pino.destination({ dest: 1, sync: true }));
-  return pino(
+  const logger = pino(
     {
       level: options.level,
       messageKey: 'message',
-      errorKey: 'error',
-      // `service` comes from the mixin, so a request chain can name its own without a second key.
+      errorKey: ERROR_KEY,
+      // `service` and the other context fields are written by `writeLineWithContext`, like the timestamp.
       base: null,
-      timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
+      timestamp: false,
       formatters: {
         // The contract allows four level words; pino's extra levels fold into their neighbours.
         level: (label) => ({ level: label === 'fatal' ? 'error' : label === 'trace' ? 'debug' : label }),
-        // First layer of redaction: fields that hold secrets or personal data, by name.
-        log: (object) => redactSecretFields(object),
+        log: (object) => redactSecretFields(object, ERROR_KEY),
       },
-      // The same names at the top of a child logger's bindings, which the log formatter never sees.
-      serializers: Object.fromEntries(SECRET_FIELDS.map((field) => [field, () => CENSOR])),
-      mixin: () => {
-        const context = currentLogContext();
-        return {
-          service: context.service ?? options.service,
-          traceId: context.traceId,
-          userId: context.userId,
-          ...(context.requestId === undefined ? {} : { requestId: context.requestId }),
-          ...(context.endpoint === undefined ? {} : { endpoint: context.endpoint }),
-        };
-      },
-      hooks: { streamWrite: scrubSecrets },
+      serializers: { [ERROR_KEY]: (error: unknown) => redactSecretFields(pino.stdSerializers.err(error as Error)) },
     },
     destination,
   );
+  writeLineWithContext(logger as unknown as PinoInternals, options.service);
+  return logger;
+}
+
+/**
+ * Wraps pino's line builder (shared by every child, which inherits it): the text after the level
+ * is the timestamp and the context fields, and the finished line is scrubbed from where the text
+ * of the line's own fields begins. Nothing in the opening needs it: the level and timestamp are
+ * the logger's, the context and bindings JSON were scrubbed when built, and a pattern never spans
+ * the comma between two fields.
+ */
+function writeLineWithContext(logger: PinoInternals, service: string): void {
+  const buildLine = logger[pino.symbols.asJsonSym];
+  logger[pino.symbols.asJsonSym] = function asJson(obj, msg, num) {
+    // A new child's bindings (or ones `setBindings` changed) are redacted by the first line that carries them.
+    if (this[pino.symbols.chindingsSym] !== this[CLEAN_BINDINGS]) redactBindings(this);
+    const opening = timestampJson() + contextJson(currentLogContext(), service, obj as Partial<Record<string, unknown>>);
+    const line = buildLine.call(this, obj, msg, num, opening);
+    const clean = (this[pino.symbols.lsCacheSym][num]?.length ?? 0) + opening.length + this[pino.symbols.chindingsSym].length;
+    const rest = line.slice(clean);
+    const scrubbed = scrubSecrets(rest);
+    return scrubbed === rest ? line : line.slice(0, clean) + scrubbed;
+  };
+}
+
+let timestampMs = Number.NaN;
+let timestampText = '';
+
+/** `,"timestamp":"…"`, formatted once per millisecond however many lines share it. */
+function timestampJson(): string {
+  const now = Date.now();
+  if (now !== timestampMs) {
+    timestampMs = now;
+    timestampText = `,"timestamp":"${new Date(now).toISOString()}"`;
+  }
+  return timestampText;
+}
+
+const contextJsonCache = new WeakMap<LogContext, ContextJson>();
+/** The last context written for: a burst of lines from one chain skips the WeakMap. */
+let lastContext: LogContext | undefined;
+let lastContextJson: ContextJson | undefined;
+
+/**
+ * The context fields as JSON text, `,"service":…,"traceId":…,"userId":…[,"requestId":…,"endpoint":…]`,
+ * less any the line's own fields name (those win, as one key each, as they did over pino's mixin).
+ */
+function contextJson(context: LogContext, defaultService: string, fields: Partial<Record<string, unknown>>): string {
+  const service = context.service ?? defaultService;
+  if (
+    fields.service !== undefined ||
+    fields.traceId !== undefined ||
+    fields.userId !== undefined ||
+    fields.requestId !== undefined ||
+    fields.endpoint !== undefined
+  ) {
+    return serializeContext({ ...context, service }, fields);
+  }
+  let cached = context === lastContext ? lastContextJson : contextJsonCache.get(context);
+  if (
+    cached?.service !== service ||
+    cached.traceId !== context.traceId ||
+    cached.userId !== context.userId ||
+    cached.requestId !== context.requestId ||
+    cached.endpoint !== context.endpoint
+  ) {
+    const values: ContextValues = {
+      service,
+      traceId: context.traceId,
+      userId: context.userId,
+      requestId: context.requestId,
+      endpoint: context.endpoint,
+    };
+    cached = { ...values, json: serializeContext(values, {}) };
+    contextJsonCache.set(context, cached);
+  }
+  lastContext = context;
+  lastContextJson = cached;
+  return cached.json;
+}
+
+function serializeContext(values: ContextValues, fields: Partial<Record<string, unknown>>): string {
+  let json = '';
+  for (const key of CONTEXT_KEYS) {
+    const value = values[key];
+    // requestId and endpoint only within an HTTP request; userId is null until someone is known.
+    if (fields[key] !== undefined || (value === undefined && key !== 'userId')) continue;
+    json += `,"${key}":${JSON.stringify(value ?? null)}`;
+  }
+  return scrubSecrets(json);
+}
+
+/**
+ * Replaces a logger's bindings (its parents' included) by the same with secret fields redacted and
+ * secrets scrubbed: done once per set of bindings, so lines need not scrub them again.
+ */
+function redactBindings(logger: PinoInternals): void {
+  const bindings = logger[pino.symbols.chindingsSym];
+  let clean = bindings;
+  if (bindings.length > 0) {
+    const parsed = JSON.parse(`{${bindings.slice(1)}}`) as Record<string, unknown>;
+    const redacted = redactSecretFields(parsed);
+    clean = scrubSecrets(redacted === parsed ? bindings : `,${JSON.stringify(redacted).slice(1, -1)}`);
+  }
+  logger[pino.symbols.chindingsSym] = clean;
+  logger[CLEAN_BINDINGS] = clean;
 }
 
 /** Loaded lazily: pino-pretty is a development dependency and production never asks for it. */

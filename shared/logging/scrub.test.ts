@@ -38,3 +38,51 @@ describe('scrubSecrets', () => {
     expect(() => JSON.parse(scrubSecrets(line))).not.toThrow();
   });
 });
+
+describe('scrubSecrets: the checks that skip a pattern never skip a secret', () => {
+  it.each([
+    ['a bearer token in capitals', 'AUTHORIZATION: BEARER CANARYTOKEN123'],
+    ['a bearer token in mixed case', 'auth bEaReR canarytoken123'],
+    ['a JWT at the start of the text', 'eyJhbGciOiJSUzI1NiJ9.canary'],
+    ['an Expo push token without the "Exponent" prefix', 'device ExpoPushToken[canary555] gone'],
+    ['an e-mail address next to a scoped package path', 'at x (/app/node_modules/@azure/core/a.js:1:2) canary.kid@example.org'],
+    ['an e-mail address right after another', 'canary@example.org,canary2@example.org'],
+    ['a phone number in a stack trace', 'Error: no route to +44 7911 123456\n    at send (/app/sms.js:1:2)'],
+  ])('still replaces %s', (_name, text) => {
+    expect(scrubSecrets(text)).not.toMatch(/canary|CANARY|7911|PushToken\[/);
+  });
+
+  it('leaves a scoped package path and other @ signs alone', () => {
+    const text = 'at x (/app/node_modules/@azure/core-rest-pipeline/dist/index.js:10:3) @mention user@ @@';
+    expect(scrubSecrets(text)).toBe(text);
+  });
+
+  it('hides all of a connection-string secret that holds an escaped quote, and the line stays JSON', () => {
+    const line = JSON.stringify({ note: 'Server=x;Password=canary"quoted\\slash;Database=y' });
+    const scrubbed = scrubSecrets(line);
+    expect(() => JSON.parse(scrubbed)).not.toThrow();
+    expect(JSON.parse(scrubbed)).toEqual({ note: `Server=x;Password=${REDACTION_MARKER};Database=y` });
+  });
+
+  /** The e-mail pattern the scan replaced: the scan must replace exactly what it did. */
+  const EMAIL_PATTERN = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+
+  it('finds exactly the e-mail addresses the regular expression found, in generated text', () => {
+    // Deterministic: a small linear congruential generator over pieces that make and break addresses.
+    let seed = 42;
+    const next = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed;
+    };
+    const pieces = ['a', 'B7', '.', '-', '_', '%', '+', '@', '@', 'co', '.co', '.c', '.Org', ' ', '"', '/', 'ex-1', '..', '@x'];
+    const mismatches: string[] = [];
+    for (let sample = 0; sample < 5000; sample += 1) {
+      const length = 1 + (next() % 16);
+      let text = '';
+      for (let index = 0; index < length; index += 1) text += pieces[next() % pieces.length];
+      // Only the e-mail step can change text made of these pieces.
+      if (scrubSecrets(text) !== text.replace(EMAIL_PATTERN, REDACTION_MARKER)) mismatches.push(text);
+    }
+    expect(mismatches).toEqual([]);
+  });
+});

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** The storage queue the fan-out function listens on (contract section 10). */
 export const FANOUT_QUEUE_NAME = 'notification-fanout';
@@ -8,25 +8,22 @@ export const FANOUT_QUEUE_NAME = 'notification-fanout';
  * audience it covers (recipients after `afterUserId`, at most `size` of them). A message without
  * `batch` is the first one, sent on publish: it splits the audience into batch messages.
  */
-// Built on first use (`z.lazy`): zod schemas built at import are most of a cold start's validation cost.
-export const fanoutMessageSchema = z.lazy(() =>
-  z.strictObject({
-    announcementId: z.uuid(),
-    batch: z
-      .strictObject({
-        /** Recipients with a user id greater than this one ('' for the first batch). */
-        afterUserId: z.string().max(64),
-        /**
-         * ...and at most this one: the last id of the page when the audience was split. The range,
-         * not the count, is what a batch covers, so a user who joins the audience inside it after the
-         * split pushes nobody out of it. Absent in messages made before ranges existed.
-         */
-        throughUserId: z.string().min(1).max(64).optional(),
-        size: z.number().int().min(1).max(5000),
-      })
-      .optional(),
-  }),
-);
+export const fanoutMessageSchema = z.strictObject({
+  announcementId: z.uuid(),
+  batch: z.optional(
+    z.strictObject({
+      /** Recipients with a user id greater than this one ('' for the first batch). */
+      afterUserId: z.string().check(z.maxLength(64)),
+      /**
+       * ...and at most this one: the last id of the page when the audience was split. The range,
+       * not the count, is what a batch covers, so a user who joins the audience inside it after the
+       * split pushes nobody out of it. Absent in messages made before ranges existed.
+       */
+      throughUserId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+      size: z.int().check(z.minimum(1), z.maximum(5000)),
+    }),
+  ),
+});
 
 export type FanoutMessage = z.infer<typeof fanoutMessageSchema>;
 

@@ -1,6 +1,7 @@
 import * as argon2 from 'argon2';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { createSecretHasher, nativeArgon2, type Argon2Engine, type Argon2Params } from './secret-hasher';
+import { ARGON2ID, createSecretHasher, hashingConcurrency, nativeArgon2, type Argon2Engine, type Argon2Params } from './secret-hasher';
 
 const PEPPER = 'test-pepper-0123456789abcdefghijklmnop';
 /** For tests that are not about the parameters: a few milliseconds per hash instead of ~80. */
@@ -56,6 +57,10 @@ describe('createSecretHasher with the production parameters', () => {
 });
 
 describe('createSecretHasher', () => {
+  it("names Argon2id by argon2's own number", () => {
+    expect(ARGON2ID).toBe(argon2.argon2id);
+  });
+
   it('salts every hash', async () => {
     const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP });
     expect(await hasher.hash('violet-kangaroo')).not.toBe(await hasher.hash('violet-kangaroo'));
@@ -101,13 +106,57 @@ describe('createSecretHasher', () => {
     await expect(hasher.verify('not-a-hash', '284915')).rejects.toThrow();
   });
 
-  it('refuses an empty pepper and a concurrency below 1', () => {
+  it('refuses an empty pepper, a concurrency below 1 and a thread pool below 1', () => {
     expect(() => createSecretHasher({ pepper: '' })).toThrow(/pepper/);
     expect(() => createSecretHasher({ pepper: PEPPER, maxConcurrent: 0 })).toThrow(RangeError);
+    expect(() => createSecretHasher({ pepper: PEPPER, maxConcurrent: 1.5 })).toThrow(RangeError);
+    expect(() => createSecretHasher({ pepper: PEPPER, threadPoolSize: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('hashingConcurrency', () => {
+  it('is the CPUs, at most two, by default', () => {
+    expect(hashingConcurrency({ cpus: 1 })).toBe(1);
+    expect(hashingConcurrency({ cpus: 2 })).toBe(2);
+    expect(hashingConcurrency({ cpus: 64 })).toBe(2);
+    expect(hashingConcurrency()).toBe(Math.min(2, availableParallelism()));
+  });
+
+  it('never exceeds the libuv thread pool, whatever is asked for', () => {
+    for (const threadPoolSize of [1, 2, 3, 4, 8]) {
+      for (const maxConcurrent of [undefined, 1, 2, 3, 4, 16]) {
+        for (const cpus of [1, 2, 4, 64]) {
+          const limit = hashingConcurrency({ maxConcurrent, threadPoolSize, cpus });
+          expect(limit).toBeLessThanOrEqual(threadPoolSize);
+          expect(limit).toBe(Math.min(maxConcurrent ?? Math.min(2, cpus), threadPoolSize));
+        }
+      }
+    }
+  });
+
+  it('takes libuv\'s own four threads when the pool size is not given', () => {
+    expect(hashingConcurrency({ maxConcurrent: 16 })).toBe(4);
   });
 });
 
 describe('the concurrency bound', () => {
+  it('is capped at the thread pool: requests beyond it wait for a running one to finish', async () => {
+    const { engine, pending } = manualArgon2();
+    const hasher = createSecretHasher({ pepper: PEPPER, maxConcurrent: 5, threadPoolSize: 2, engine });
+    expect(hasher.stats.limit).toBe(2);
+    const all = Array.from({ length: 6 }, () => hasher.verify('$argon2id$v=19$m=1,t=1,p=1$c2FsdA$aGFzaA', 'x'));
+    await settle();
+    expect(pending).toHaveLength(2);
+    expect(hasher.stats).toMatchObject({ inFlight: 2, queued: 4 });
+    for (let index = 0; index < 6; index += 1) {
+      pending[index]?.finish();
+      await settle();
+      expect(hasher.stats.inFlight).toBeLessThanOrEqual(2);
+    }
+    await Promise.all(all);
+    expect(hasher.stats).toMatchObject({ inFlight: 0, queued: 0, maxInFlight: 2, verifications: 6 });
+  });
+
   it('starts at most maxConcurrent computations and queues the rest in arrival order', async () => {
     const { engine, pending } = manualArgon2();
     const hasher = createSecretHasher({ pepper: PEPPER, maxConcurrent: 3, engine });

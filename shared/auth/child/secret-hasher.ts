@@ -1,4 +1,4 @@
-import * as argon2 from 'argon2';
+import type * as argon2 from 'argon2';
 import { availableParallelism } from 'node:os';
 import { ConcurrencyLimit } from '../../concurrency/concurrency-limit';
 
@@ -26,22 +26,72 @@ export interface Argon2Engine {
   verify(digest: string, secret: string, options: argon2.VerifyOptions): Promise<boolean>;
 }
 
+type Argon2Module = typeof argon2;
+
+/** `argon2.argon2id`: libargon2's number for the variant, known without loading the package. */
+export const ARGON2ID: typeof argon2.argon2id = 2;
+
+let argon2Module: Promise<Argon2Module> | undefined;
+
+/**
+ * The argon2 package, loaded on first use: a native binding and its helpers (~15 ms and 3 MiB)
+ * that start-up and every function that never hashes do without. A failed load is tried again.
+ */
+function loadArgon2(): Promise<Argon2Module> {
+  argon2Module ??= import('argon2').catch((error: unknown) => {
+    argon2Module = undefined;
+    throw error;
+  });
+  return argon2Module;
+}
+
 /** The real argon2 binding. */
 export const nativeArgon2: Argon2Engine = {
-  hash: (secret, options) => argon2.hash(secret, options),
-  verify: (digest, secret, options) => argon2.verify(digest, secret, options),
+  hash: async (secret, options) => (await loadArgon2()).hash(secret, options),
+  verify: async (digest, secret, options) => (await loadArgon2()).verify(digest, secret, options),
 };
+
+/** libuv's own thread pool size when `UV_THREADPOOL_SIZE` is unset. */
+export const DEFAULT_THREAD_POOL_SIZE = 4;
+
+/**
+ * Argon2 computations at once by default: each holds its 19 MiB while it runs, and two keep a burst
+ * of sign-ins within its memory budget (60 MiB above idle for 100 at once).
+ */
+const DEFAULT_MAX_CONCURRENT = 2;
+
+/**
+ * How many Argon2 computations a hasher runs at once: `maxConcurrent` (default: the CPUs, at most
+ * two), never more than the libuv pool has threads. Argon2 runs on that pool, so more could not
+ * run anyway, and a queue inside libuv would hold up the file, DNS and crypto work that shares it.
+ * Throws a RangeError for a value that is not a whole number at least 1 (a configuration bug).
+ */
+export function hashingConcurrency(options: { maxConcurrent?: number; threadPoolSize?: number; cpus?: number } = {}): number {
+  const threadPoolSize = options.threadPoolSize ?? DEFAULT_THREAD_POOL_SIZE;
+  for (const [name, value] of Object.entries({ maxConcurrent: options.maxConcurrent, threadPoolSize, cpus: options.cpus })) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new RangeError(`${name} must be a whole number ≥ 1`);
+  }
+  const wanted = options.maxConcurrent ?? Math.min(DEFAULT_MAX_CONCURRENT, options.cpus ?? availableParallelism());
+  return Math.min(wanted, threadPoolSize);
+}
 
 export interface SecretHasherOptions {
   /** `config.childSecretPepper`. Changing it invalidates every stored hash. */
   pepper: string;
   /**
    * Argon2 computations running at once in this instance; the rest queue. Default: the number of
-   * CPUs, at most 3. Argon2 is CPU-bound and runs on libuv's pool of 4 threads, which file I/O,
-   * `dns.lookup` and async crypto share: more workers than cores add no throughput, and keeping a
-   * pool thread free keeps those working during a burst of sign-ins.
+   * CPUs, at most 2; never more than `threadPoolSize` (`hashingConcurrency`). Argon2 is CPU-bound:
+   * more at once than cores adds no throughput, only 19 MiB each.
    */
   maxConcurrent?: number;
+  /**
+   * The threads of libuv's pool (`config.threadPoolSize`, from `UV_THREADPOOL_SIZE`), which Argon2,
+   * file I/O, `dns.lookup` and async crypto share. Default 4, libuv's own. Every pool thread that
+   * has run Argon2 keeps its 19 MiB in its malloc arena afterwards, so the pool's size, not this
+   * limit, bounds what a burst of sign-ins leaves behind: the deployment sets `UV_THREADPOOL_SIZE`
+   * to the limit (see the README).
+   */
+  threadPoolSize?: number;
   /** Default `ARGON2ID_PARAMS`; tests that are not about the parameters pass cheaper ones. */
   params?: Argon2Params;
   /** Default `nativeArgon2`. */
@@ -60,6 +110,8 @@ export interface SecretHasherStats {
   readonly inFlight: number;
   /** The most computations ever running at once. */
   readonly maxInFlight: number;
+  /** Computations allowed at once (`hashingConcurrency`). */
+  readonly limit: number;
   /** Computations waiting for a slot now. */
   readonly queued: number;
 }
@@ -93,7 +145,8 @@ const DUMMY_SECRET = 'dummy secret that no account holds';
 const NODE_ARGON2_PARAMETER_ORDER = /^(\$argon2id\$v=\d+\$)m=(\d+),p=(\d+),t=(\d+)\$/;
 
 /**
- * Creates a hasher. Throws for an empty pepper or a bad `maxConcurrent` (configuration bugs).
+ * Creates a hasher. Throws for an empty pepper or a bad `maxConcurrent` or `threadPoolSize`
+ * (configuration bugs). The argon2 package is loaded by the first computation, not here.
  * @param options see `SecretHasherOptions`.
  */
 export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
@@ -101,7 +154,8 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
   const pepper = Buffer.from(options.pepper, 'utf8');
   const params = { ...(options.params ?? ARGON2ID_PARAMS) };
   const engine = options.engine ?? nativeArgon2;
-  const limit = new ConcurrencyLimit(options.maxConcurrent ?? Math.min(3, Math.max(1, availableParallelism())));
+  const concurrency = hashingConcurrency({ maxConcurrent: options.maxConcurrent, threadPoolSize: options.threadPoolSize });
+  const limit = new ConcurrencyLimit(concurrency);
   const counts = { hashes: 0, verifications: 0, dummyVerifications: 0, maxInFlight: 0 };
   let dummyHash: Promise<string> | undefined;
 
@@ -115,7 +169,7 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
     limited(async () => {
       counts.hashes += 1;
       const digest = await engine.hash(secret.normalize('NFC'), {
-        type: argon2.argon2id,
+        type: ARGON2ID,
         version: 0x13,
         memoryCost: params.memoryCost,
         timeCost: params.timeCost,
@@ -144,7 +198,7 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
     hash,
     async verify(storedHash, secret) {
       const valid = await verifyOnce(storedHash, secret);
-      return { valid, needsRehash: valid && hashNeedsRehash(storedHash, params) };
+      return { valid, needsRehash: valid && hashNeedsRehash(await loadArgon2(), storedHash, params) };
     },
     async verifyDummy(secret) {
       const digest = await loadDummyHash();
@@ -170,6 +224,7 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
       get maxInFlight() {
         return counts.maxInFlight;
       },
+      limit: concurrency,
       get queued() {
         return limit.queued;
       },
@@ -178,7 +233,7 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
 }
 
 /** A hash made with another algorithm variant, version or cost than `params` should be replaced. */
-function hashNeedsRehash(storedHash: string, params: Argon2Params): boolean {
+function hashNeedsRehash(argon2: Argon2Module, storedHash: string, params: Argon2Params): boolean {
   if (!storedHash.startsWith('$argon2id$')) return true;
   return argon2.needsRehash(storedHash, { ...params, version: 0x13 });
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { parseJson } from '../providers/provider-http';
 
 /**
@@ -19,57 +19,50 @@ export const COMMUNICATION_EVENT_TYPES = [SMS_DELIVERY_REPORT, SMS_RECEIVED, EMA
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** I-JSON text (RFC 7493): no lone surrogates, bounded. */
-const text = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .refine((value) => !LONE_SURROGATE.test(value), 'not well-formed Unicode');
+/** I-JSON text (RFC 7493): no lone surrogates, bounded (`zod/mini`: cheap to build on every cold start). */
+const text = (max: number, min = 0) =>
+  z.string().check(
+    z.minLength(min),
+    z.maxLength(max),
+    z.refine((value) => !LONE_SURROGATE.test(value), 'not well-formed Unicode'),
+  );
 /**
  * A date-time SQL Server's datetime2 and the app can hold: years 2000 to 2999. Anything else is a
  * malformed event, refused here rather than failing the statement (and being retried) later.
  */
-const instant = () =>
-  text(64).refine((value) => {
+const instant = text(64).check(
+  z.refine((value) => {
     const at = Date.parse(value);
     return !Number.isNaN(at) && at >= Date.UTC(2000, 0, 1) && at < Date.UTC(3000, 0, 1);
-  }, 'not a date-time');
-
-// Each schema is built on first use (`z.lazy`), not at import: it keeps zod off the cold start.
-const envelopeSchema = z.lazy(() =>
-  z.union([
-    z.object({ id: text(128).min(1), eventType: text(256).min(1), eventTime: instant(), data: z.unknown() }),
-    z.object({ id: text(128).min(1), type: text(256).min(1), time: instant().optional(), specversion: z.literal('1.0'), data: z.unknown() }),
-  ]),
+  }, 'not a date-time'),
 );
 
-const smsDeliveryReportSchema = z.lazy(() =>
-  z.object({
-    messageId: text(128).min(1),
-    deliveryStatus: text(64).min(1),
-    receivedTimestamp: instant().optional(),
-    tag: text(256).optional(),
-  }),
-);
+const envelopeSchema = z.union([
+  z.object({ id: text(128, 1), eventType: text(256, 1), eventTime: instant, data: z.unknown() }),
+  z.object({ id: text(128, 1), type: text(256, 1), time: z.optional(instant), specversion: z.literal('1.0'), data: z.unknown() }),
+]);
 
-const smsReceivedSchema = z.lazy(() =>
-  z.object({
-    messageId: text(128).min(1),
-    from: text(64).min(1),
-    to: text(64).min(1),
-    message: text(4096),
-    receivedTimestamp: instant(),
-  }),
-);
+const smsDeliveryReportSchema = z.object({
+  messageId: text(128, 1),
+  deliveryStatus: text(64, 1),
+  receivedTimestamp: z.optional(instant),
+  tag: z.optional(text(256)),
+});
 
-const emailDeliveryReportSchema = z.lazy(() =>
-  z.object({
-    messageId: text(128).min(1),
-    recipient: text(320).min(1),
-    status: text(64).min(1),
-    deliveryAttemptTimestamp: instant().optional(),
-  }),
-);
+const smsReceivedSchema = z.object({
+  messageId: text(128, 1),
+  from: text(64, 1),
+  to: text(64, 1),
+  message: text(4096),
+  receivedTimestamp: instant,
+});
+
+const emailDeliveryReportSchema = z.object({
+  messageId: text(128, 1),
+  recipient: text(320, 1),
+  status: text(64, 1),
+  deliveryAttemptTimestamp: z.optional(instant),
+});
 
 export type CommunicationEvent = { id: string; type: string; time: string } & (
   | { kind: 'sms_delivery_report'; data: z.infer<typeof smsDeliveryReportSchema> }
@@ -112,12 +105,12 @@ export function parseCommunicationEvent(input: unknown, receivedAt: Date = new D
   }
 }
 
-function refused(type: string, error: z.ZodError): ParsedCommunicationEvent {
+function refused(type: string, error: z.core.$ZodError): ParsedCommunicationEvent {
   return { ok: false, type, reason: `data: ${problemOf(error)}` };
 }
 
 /** The first problem as `path: message` (zod's messages name the expected type, never the value). */
-function problemOf(error: z.ZodError): string {
+function problemOf(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid';
   return `${issue.path.join('.') || '(root)'}: ${issue.code}`;

@@ -1,0 +1,68 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LAZY_PACKAGES } from '../../scripts/bundle-app';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** Production settings with placeholder values: nothing is connected while the app loads. */
+const PRODUCTION = {
+  APP_ENV: 'production',
+  IDP_ISSUER: 'https://login.example.com/',
+  IDP_AUDIENCE: 'api://platform',
+  IDP_JWKS_URI: 'https://login.example.com/keys',
+  SQL_CONNECTION_STRING: 'Server=tcp:db.example.com,1433;Database=app;Authentication=Active Directory Default;Encrypt=true',
+  CHILD_SECRET_PEPPER: 'placeholder-pepper-0123456789abcdef0123456789',
+  AzureWebJobsStorage__accountName: 'account',
+  ACS_ENDPOINT: 'https://acs.example.com',
+  ACS_SMS_FROM: '+15555550100',
+  ACS_EMAIL_SENDER: 'noreply@example.com',
+};
+
+/** Loads package.json `main` as the Functions worker does (built by `npm test`'s build) and lists what got loaded. */
+function loadLikeTheWorker(env: Record<string, string>): { files: string[]; builtins: string[]; registrations: number } {
+  const script = `
+    const { installFunctionsCore } = require(${JSON.stringify(path.join(ROOT, 'dist/devhost/functions-core-shim.js'))});
+    const core = installFunctionsCore(() => undefined);
+    const main = require(${JSON.stringify(path.join(ROOT, 'package.json'))}).main;
+    require(require('node:path').join(${JSON.stringify(ROOT)}, main));
+    core.closeRegistration();
+    process.stdout.write('\\n' + JSON.stringify({
+      files: Object.keys(require.cache),
+      builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)),
+      registrations: core.registrations().length,
+    }));
+    process.exit(0);`;
+  const stdout = execFileSync(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+  return JSON.parse(stdout.slice(stdout.lastIndexOf('\n') + 1)) as { files: string[]; builtins: string[]; registrations: number };
+}
+
+function lazyPackagesIn(files: readonly string[]): string[] {
+  const patterns = LAZY_PACKAGES.map((name) => new RegExp(`/node_modules/${name.replace('*', '[^/]+')}/`));
+  return [...new Set(files.flatMap((file) => patterns.filter((pattern) => pattern.test(file)).map(String)))];
+}
+
+describe('the cold-start path', () => {
+  it('registers every function from one bundle, without the packages kept for first use', () => {
+    const loaded = loadLikeTheWorker(PRODUCTION);
+    expect(loaded.registrations).toBeGreaterThan(20);
+    expect(loaded.files.filter((file) => file.startsWith(path.join(ROOT, 'dist')))).toEqual([
+      path.join(ROOT, 'dist/devhost/functions-core-shim.js'),
+      path.join(ROOT, 'dist/app/main.js'),
+      path.join(ROOT, 'dist/app/functions.js'),
+    ]);
+    expect(lazyPackagesIn(loaded.files)).toEqual([]);
+    // SQL Server in production: the SQLite driver (an experimental-feature warning on Node 22) stays unloaded.
+    expect(loaded.builtins).not.toContain('sqlite');
+  });
+
+  it('keeps the telemetry backends off the registration path when one is configured', () => {
+    const backends: Record<string, string>[] = [
+      { APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=https://127.0.0.1:9/' },
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
+    ];
+    for (const backend of backends) {
+      expect(lazyPackagesIn(loadLikeTheWorker({ ...PRODUCTION, ...backend }).files)).toEqual([]);
+    }
+  });
+});
