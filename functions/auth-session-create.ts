@@ -1,5 +1,6 @@
 import { app } from '@azure/functions';
 import * as z from 'zod/mini';
+import { lazySchema } from '../shared/validation/lazy-schema';
 import { sessionResponseBody } from '../shared/auth/session-response';
 import { signInAdult } from '../shared/auth/sign-in-adult';
 import { appServices } from '../shared/composition-root';
@@ -10,7 +11,7 @@ const services = appServices();
 const { config } = services;
 
 // No length bounds here: the 16 KiB body limit caps it, and the verifier refuses malformed and oversized tokens as invalid_token.
-const body = z.strictObject({ idToken: z.string() });
+const body = lazySchema(() => z.strictObject({ idToken: z.string() }));
 
 export const createAdultSession = services.endpoint({ route, body }, async ({ body }) => {
   const result = await signInAdult(body.idToken, {

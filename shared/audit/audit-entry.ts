@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
 import { scrubSecrets } from '../logging/scrub';
 import {
   AUDIT_EVENT_TYPES,
@@ -55,19 +56,22 @@ export function keyWords(key: string): string[] {
   return [...words, ...pairs, words.join('')];
 }
 
-const platformId = z.string().check(z.minLength(1), z.maxLength(64));
+const platformId = () => z.string().check(z.minLength(1), z.maxLength(64));
 
-const entrySchema = z.strictObject({
-  eventType: z.enum(AUDIT_EVENT_TYPES),
-  outcome: z.enum(AUDIT_OUTCOMES),
-  actorUserId: z.nullish(platformId),
-  subjectUserId: z.nullish(platformId),
-  targetType: z.nullish(z.string().check(z.regex(/^[a-z][a-z_]{0,63}$/))),
-  targetId: z.nullish(z.string().check(z.minLength(1), z.maxLength(128))),
-  reason: z.nullish(z.enum(AUDIT_REASONS)),
-  traceId: z.nullish(z.string().check(z.minLength(1), z.maxLength(64))),
-  details: z.nullish(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))),
-});
+// Built on the first audit write, not at import (`lazySchema`): it keeps zod off the cold start.
+const entrySchema = lazySchema(() =>
+  z.strictObject({
+    eventType: z.enum(AUDIT_EVENT_TYPES),
+    outcome: z.enum(AUDIT_OUTCOMES),
+    actorUserId: z.nullish(platformId()),
+    subjectUserId: z.nullish(platformId()),
+    targetType: z.nullish(z.string().check(z.regex(/^[a-z][a-z_]{0,63}$/))),
+    targetId: z.nullish(z.string().check(z.minLength(1), z.maxLength(128))),
+    reason: z.nullish(z.enum(AUDIT_REASONS)),
+    traceId: z.nullish(z.string().check(z.minLength(1), z.maxLength(64))),
+    details: z.nullish(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))),
+  }),
+);
 
 /** An entry ready for the row: every optional field present (null when absent), details as JSON text. */
 export interface AuditRowValues {

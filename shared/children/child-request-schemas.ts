@@ -1,31 +1,39 @@
 import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
 import { SECTIONS } from '../users/user';
 import type { ChildSecretInput } from './create-child';
 
 /**
  * Request bodies of the child-account endpoints (contract section 4). Unknown fields are refused.
- * Written with `zod/mini`, cheap to build on every cold start.
+ * Written with `zod/mini` and built on first use (`lazySchema`): neither costs a cold start.
  */
 
-const scopes = z.array(z.enum(SECTIONS)).check(z.maxLength(SECTIONS.length * 2));
+const scopes = () => z.array(z.enum(SECTIONS)).check(z.maxLength(SECTIONS.length * 2));
 // Loose bounds: the credential rules give the precise answer (and `weak_secret` for a weak secret).
-const pin = z.string().check(z.maxLength(64));
-const password = z.string().check(z.maxLength(1024));
-const username = z.string().check(z.maxLength(64));
+const pin = () => z.string().check(z.maxLength(64));
+const password = () => z.string().check(z.maxLength(1024));
+const username = () => z.string().check(z.maxLength(64));
 
-export const createChildBody = z.union([z.strictObject({ username, pin, scopes }), z.strictObject({ username, password, scopes })]);
+export const createChildBody = lazySchema(() =>
+  z.union([
+    z.strictObject({ username: username(), pin: pin(), scopes: scopes() }),
+    z.strictObject({ username: username(), password: password(), scopes: scopes() }),
+  ]),
+);
 
-export const updateChildBody = z
-  .strictObject({
-    scopes: z.optional(scopes),
-    pin: z.optional(pin),
-    password: z.optional(password),
-    status: z.optional(z.enum(['active', 'disabled'])),
-  })
-  .check(
-    z.refine((body) => !(body.pin !== undefined && body.password !== undefined), { message: 'send a PIN or a password, not both' }),
-    z.refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'nothing to change' }),
-  );
+export const updateChildBody = lazySchema(() =>
+  z
+    .strictObject({
+      scopes: z.optional(scopes()),
+      pin: z.optional(pin()),
+      password: z.optional(password()),
+      status: z.optional(z.enum(['active', 'disabled'])),
+    })
+    .check(
+      z.refine((body) => !(body.pin !== undefined && body.password !== undefined), { message: 'send a PIN or a password, not both' }),
+      z.refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'nothing to change' }),
+    ),
+);
 
 /** The secret of a body that carries exactly one of `pin` and `password`. */
 export function secretOf(body: { pin?: string | undefined; password?: string | undefined }): ChildSecretInput | undefined {

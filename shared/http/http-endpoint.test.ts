@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HttpRequest, InvocationContext, type HttpResponseInit } from '@azure/functions';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { LogSink } from '../../test/helpers/log-sink';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { problem } from '../errors/problem';
@@ -54,7 +54,7 @@ function headerOf(response: HttpResponseInit, name: string): string | undefined 
   return (response.headers as Record<string, string>)[name];
 }
 
-const thingSchema = z.strictObject({ name: z.string().min(1).max(20) });
+const thingSchema = z.strictObject({ name: z.string().check(z.minLength(1), z.maxLength(20)) });
 
 describe('createHttpPipeline', () => {
   it('answers the handler result and logs exactly one request handled line, without the body', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import type * as z from 'zod/mini';
+import type { Validator } from '../validation/lazy-schema';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { isServerError } from '../errors/error-catalogue';
 import { isProblem, problem, problemBody, type Problem } from '../errors/problem';
@@ -39,7 +39,7 @@ export interface RequestScope<TBody> {
   setUserId(userId: string): void;
 }
 
-export interface EndpointOptions<S extends z.core.$ZodType | undefined, A extends boolean> {
+export interface EndpointOptions<S extends Validator<unknown> | undefined, A extends boolean> {
   /** The route template as registered with `app.http` (without the `api/` prefix). */
   route: string;
   /** When given, the body is read (16 KiB limit), parsed and validated before the handler runs. */
@@ -69,7 +69,7 @@ export interface HttpPipelineDeps {
   authenticate?: (authorization: string | null) => Promise<Authentication>;
 }
 
-type BodyOf<S> = S extends z.core.$ZodType ? z.infer<S> : undefined;
+type BodyOf<S> = S extends Validator<infer T> ? T : undefined;
 
 /** What a handler gets: the request scope, and the caller for authenticated endpoints. */
 export type EndpointScope<S, A> = RequestScope<BodyOf<S>> & (A extends true ? { caller: AuthenticatedCaller } : unknown);
@@ -87,7 +87,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * (503 `service_unavailable` when an adapter reports its dependency unreachable).
  */
 export function createHttpPipeline(deps: HttpPipelineDeps) {
-  return function endpoint<S extends z.core.$ZodType | undefined = undefined, A extends boolean = false>(
+  return function endpoint<S extends Validator<unknown> | undefined = undefined, A extends boolean = false>(
     options: EndpointOptions<S, A>,
     handler: (scope: EndpointScope<S, A>) => Promise<EndpointResult>,
   ): HttpHandler {
@@ -137,7 +137,7 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
   };
 }
 
-async function runHandler<S extends z.core.$ZodType | undefined, A extends boolean>(
+async function runHandler<S extends Validator<unknown> | undefined, A extends boolean>(
   options: EndpointOptions<S, A>,
   handler: (scope: EndpointScope<S, A>) => Promise<EndpointResult>,
   deps: HttpPipelineDeps,

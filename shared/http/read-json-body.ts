@@ -1,5 +1,6 @@
 import type { HttpRequest } from '@azure/functions';
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
+import type { Validator } from '../validation/lazy-schema';
 import { problem, type Problem } from '../errors/problem';
 
 /** The contract's request body limit. */
@@ -14,7 +15,7 @@ const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
  * 413 over 16 KiB (by `Content-Length` or while streaming), 415 for a non-JSON content type,
  * 400 for anything that is not JSON or breaks the schema. Details never echo submitted values.
  */
-export async function readJsonBody<S extends z.core.$ZodType>(request: HttpRequest, schema: S): Promise<BodyResult<z.infer<S>>> {
+export async function readJsonBody<T>(request: HttpRequest, schema: Validator<T>): Promise<BodyResult<T>> {
   const declaredLength = Number(request.headers.get('content-length') ?? '0');
   if (Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES) {
     return { ok: false, problem: payloadTooLarge() };
@@ -37,7 +38,7 @@ export async function readJsonBody<S extends z.core.$ZodType>(request: HttpReque
   } catch {
     return { ok: false, problem: problem('invalid_request', { detail: 'The body is not valid UTF-8 JSON.' }) };
   }
-  const result = z.safeParse(schema, parsed);
+  const result = schema.safeParse(parsed);
   if (!result.success) {
     return { ok: false, problem: problem('invalid_request', { detail: describeIssues(result.error.issues) }) };
   }

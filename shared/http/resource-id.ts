@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
 
 /**
  * A resource id in a path (`/children/{id}`): a UUID as the app makes them, in its one stored
@@ -6,7 +7,9 @@ import * as z from 'zod/mini';
  * Server's default collation would, so it is lower-cased before any lookup. Anything else is a bad
  * path parameter.
  */
-export const resourceIdParam = z.pipe(
-  z.uuid(),
-  z.transform((id: string) => id.toLowerCase()),
+export const resourceIdParam = lazySchema(() =>
+  z.pipe(
+    z.uuid(),
+    z.transform((id: string) => id.toLowerCase()),
+  ),
 );

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
 import type { SqlExecutor, SqlValue } from '../db/database';
 import { UniqueViolationError } from '../db/database-errors';
 
@@ -17,11 +18,13 @@ export interface NotificationPreferences {
 export const DEFAULT_PREFERENCES: Readonly<NotificationPreferences> = Object.freeze({ push: true, sms: true, email: true });
 
 /** PATCH body: any of the three, at least one, nothing else. */
-export const preferencesPatchBody = z
-  .strictObject({ push: z.optional(z.boolean()), sms: z.optional(z.boolean()), email: z.optional(z.boolean()) })
-  .check(z.refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'nothing to change' }));
+export const preferencesPatchBody = lazySchema(() =>
+  z
+    .strictObject({ push: z.optional(z.boolean()), sms: z.optional(z.boolean()), email: z.optional(z.boolean()) })
+    .check(z.refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'nothing to change' })),
+);
 
-export type PreferencesPatch = z.infer<typeof preferencesPatchBody>;
+export type PreferencesPatch = z.infer<ReturnType<typeof preferencesPatchBody.schema>>;
 
 interface PreferencesRow {
   push: SqlValue;

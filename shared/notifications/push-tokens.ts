@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
 import type { SqlExecutor, TransactionExecutor } from '../db/database';
 import { UniqueViolationError } from '../db/database-errors';
 
@@ -16,7 +17,7 @@ export const EXPO_PUSH_TOKEN = /^(?:ExponentPushToken|ExpoPushToken)\[[A-Za-z0-9
 export const MAX_DEVICES_PER_USER = 10;
 
 /** Body of PUT and DELETE /api/v1/me/push-tokens. */
-export const pushTokenBody = z.strictObject({ token: z.string().check(z.maxLength(256), z.regex(EXPO_PUSH_TOKEN)) });
+export const pushTokenBody = lazySchema(() => z.strictObject({ token: z.string().check(z.maxLength(256), z.regex(EXPO_PUSH_TOKEN)) }));
 
 /**
  * Registers `token` for `userId` (or moves it there from whoever had it: a token belongs to the

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { lazySchema } from '../../validation/lazy-schema';
 import { parseJson } from '../providers/provider-http';
 
 /**
@@ -19,7 +20,10 @@ export const COMMUNICATION_EVENT_TYPES = [SMS_DELIVERY_REPORT, SMS_RECEIVED, EMA
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** I-JSON text (RFC 7493): no lone surrogates, bounded (`zod/mini`: cheap to build on every cold start). */
+/**
+ * I-JSON text (RFC 7493): no lone surrogates, bounded. The schemas below are `zod/mini` and built on
+ * first use (`lazySchema`), so they cost nothing at a cold start.
+ */
 const text = (max: number, min = 0) =>
   z.string().check(
     z.minLength(min),
@@ -30,44 +34,53 @@ const text = (max: number, min = 0) =>
  * A date-time SQL Server's datetime2 and the app can hold: years 2000 to 2999. Anything else is a
  * malformed event, refused here rather than failing the statement (and being retried) later.
  */
-const instant = text(64).check(
-  z.refine((value) => {
-    const at = Date.parse(value);
-    return !Number.isNaN(at) && at >= Date.UTC(2000, 0, 1) && at < Date.UTC(3000, 0, 1);
-  }, 'not a date-time'),
+const instant = () =>
+  text(64).check(
+    z.refine((value) => {
+      const at = Date.parse(value);
+      return !Number.isNaN(at) && at >= Date.UTC(2000, 0, 1) && at < Date.UTC(3000, 0, 1);
+    }, 'not a date-time'),
+  );
+
+const envelopeSchema = lazySchema(() =>
+  z.union([
+    z.object({ id: text(128, 1), eventType: text(256, 1), eventTime: instant(), data: z.unknown() }),
+    z.object({ id: text(128, 1), type: text(256, 1), time: z.optional(instant()), specversion: z.literal('1.0'), data: z.unknown() }),
+  ]),
 );
 
-const envelopeSchema = z.union([
-  z.object({ id: text(128, 1), eventType: text(256, 1), eventTime: instant, data: z.unknown() }),
-  z.object({ id: text(128, 1), type: text(256, 1), time: z.optional(instant), specversion: z.literal('1.0'), data: z.unknown() }),
-]);
+const smsDeliveryReportSchema = lazySchema(() =>
+  z.object({
+    messageId: text(128, 1),
+    deliveryStatus: text(64, 1),
+    receivedTimestamp: z.optional(instant()),
+    tag: z.optional(text(256)),
+  }),
+);
 
-const smsDeliveryReportSchema = z.object({
-  messageId: text(128, 1),
-  deliveryStatus: text(64, 1),
-  receivedTimestamp: z.optional(instant),
-  tag: z.optional(text(256)),
-});
+const smsReceivedSchema = lazySchema(() =>
+  z.object({
+    messageId: text(128, 1),
+    from: text(64, 1),
+    to: text(64, 1),
+    message: text(4096),
+    receivedTimestamp: instant(),
+  }),
+);
 
-const smsReceivedSchema = z.object({
-  messageId: text(128, 1),
-  from: text(64, 1),
-  to: text(64, 1),
-  message: text(4096),
-  receivedTimestamp: instant,
-});
-
-const emailDeliveryReportSchema = z.object({
-  messageId: text(128, 1),
-  recipient: text(320, 1),
-  status: text(64, 1),
-  deliveryAttemptTimestamp: z.optional(instant),
-});
+const emailDeliveryReportSchema = lazySchema(() =>
+  z.object({
+    messageId: text(128, 1),
+    recipient: text(320, 1),
+    status: text(64, 1),
+    deliveryAttemptTimestamp: z.optional(instant()),
+  }),
+);
 
 export type CommunicationEvent = { id: string; type: string; time: string } & (
-  | { kind: 'sms_delivery_report'; data: z.infer<typeof smsDeliveryReportSchema> }
-  | { kind: 'sms_received'; data: z.infer<typeof smsReceivedSchema> }
-  | { kind: 'email_delivery_report'; data: z.infer<typeof emailDeliveryReportSchema> }
+  | { kind: 'sms_delivery_report'; data: z.infer<ReturnType<typeof smsDeliveryReportSchema.schema>> }
+  | { kind: 'sms_received'; data: z.infer<ReturnType<typeof smsReceivedSchema.schema>> }
+  | { kind: 'email_delivery_report'; data: z.infer<ReturnType<typeof emailDeliveryReportSchema.schema>> }
   | { kind: 'other' }
 );
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
 import { expect } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { authenticateSession, type SessionAuthentication } from '../../../shared/auth/authenticate-session';
 import { createSecretHasher, type Argon2Params, type SecretHasher } from '../../../shared/auth/child/secret-hasher';
 import { sessionResponseBody } from '../../../shared/auth/session-response';
@@ -271,8 +271,8 @@ export function expectNoLeaks(h: FlowHarness, minimumCanaries: number): void {
 // ---- HTTP: the child sign-in endpoint as functions/auth-child-session-create.ts builds it ----
 
 const childSessionBody = z.union([
-  z.strictObject({ username: z.string().max(256), pin: z.string().max(256) }),
-  z.strictObject({ username: z.string().max(256), password: z.string().max(1024) }),
+  z.strictObject({ username: z.string().check(z.maxLength(256)), pin: z.string().check(z.maxLength(256)) }),
+  z.strictObject({ username: z.string().check(z.maxLength(256)), password: z.string().check(z.maxLength(1024)) }),
 ]);
 
 /**
