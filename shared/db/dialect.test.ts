@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { limitClause } from './dialect';
+import { jsonRowsSource, limitClause } from './dialect';
 
 describe('limitClause', () => {
   it('spells paging per engine', () => {
@@ -12,5 +12,25 @@ describe('limitClause', () => {
   it('takes placeholders only, never values or SQL', () => {
     expect(() => limitClause('sqlite', '@limit; DROP TABLE AuditLog' as '@limit')).toThrow(/placeholders/);
     expect(() => limitClause('mssql', '@limit', '@1' as '@x')).toThrow(/placeholders/);
+  });
+});
+
+describe('jsonRowsSource', () => {
+  const columns = [
+    { name: 'userId', type: { text: 64 } },
+    { name: 'result', type: { text: 32 } },
+  ];
+
+  it('reads the objects of a JSON array as rows: OPENJSON on SQL Server, json_each on SQLite', () => {
+    expect(jsonRowsSource('mssql', '@rows', columns)).toBe("OPENJSON(@rows) WITH (userId nvarchar(64) '$.userId', result nvarchar(32) '$.result')");
+    expect(jsonRowsSource('sqlite', '@rows', columns)).toBe(
+      "(SELECT json_extract(value, '$.userId') AS userId, json_extract(value, '$.result') AS result FROM json_each(@rows))",
+    );
+  });
+
+  it('takes only a placeholder and plain column names, never values', () => {
+    expect(() => jsonRowsSource('sqlite', "'[]'" as '@x', columns)).toThrow(/placeholder/);
+    expect(() => jsonRowsSource('mssql', '@rows', [{ name: "a') --", type: { text: 1 } }])).toThrow(/bad column/);
+    expect(() => jsonRowsSource('mssql', '@rows', [{ name: 'a', type: { text: 0 } }])).toThrow(/bad column/);
   });
 });

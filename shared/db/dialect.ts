@@ -30,3 +30,33 @@ export function limitClause(dialect: Dialect, limit: Placeholder, offset?: Place
       return `OFFSET ${offset ?? '0'} ROWS FETCH NEXT ${limit} ROWS ONLY`;
   }
 }
+
+/** A column of `jsonRowsSource`: its name in the JSON objects and in the source, and its SQL type. */
+export interface JsonRowColumn {
+  name: string;
+  /** `text(n)`: a string of at most n characters (nvarchar(n) on SQL Server). */
+  type: { text: number };
+}
+
+/**
+ * A table source reading a JSON array of objects from one parameter: how one statement takes many
+ * rows with one stable text and one parameter (SQL Server caches one plan; a VALUES list would give a
+ * text, and a plan, per row count). Use it after FROM or JOIN, with an alias.
+ * @param dialect `db.dialect`.
+ * @param json the placeholder holding `JSON.stringify(rows)`.
+ * @param columns the fields to read, each a column of the source.
+ */
+export function jsonRowsSource(dialect: Dialect, json: Placeholder, columns: readonly JsonRowColumn[]): string {
+  if (!PLACEHOLDER.test(json)) throw new Error('jsonRowsSource takes a placeholder such as @rows, never values');
+  for (const column of columns) {
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(column.name) || !Number.isInteger(column.type.text) || column.type.text < 1) {
+      throw new Error(`jsonRowsSource: bad column ${JSON.stringify(column)}`);
+    }
+  }
+  switch (dialect) {
+    case 'sqlite':
+      return `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${json}))`;
+    case 'mssql':
+      return `OPENJSON(${json}) WITH (${columns.map((c) => `${c.name} nvarchar(${c.type.text}) '$.${c.name}'`).join(', ')})`;
+  }
+}

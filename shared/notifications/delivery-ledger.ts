@@ -1,5 +1,5 @@
-import type { Database, SqlExecutor } from '../db/database';
-import { limitClause } from '../db/dialect';
+import type { Database, Dialect, SqlExecutor } from '../db/database';
+import { jsonRowsSource, limitClause } from '../db/dialect';
 import { UniqueViolationError } from '../db/database-errors';
 import type { Channel } from './providers/delivery';
 
@@ -141,6 +141,62 @@ export async function finishDelivery(
       providerCode: outcome.providerCode?.slice(0, 64) ?? null,
       providerMessageId: outcome.providerMessageId?.slice(0, 128) ?? null,
       now,
+    },
+  );
+}
+
+/** One row's final result for `finishDeliveries`. */
+export interface FinishedDelivery {
+  userId: string;
+  result: DeliveryResult;
+  providerCode?: string | undefined;
+  providerMessageId?: string | undefined;
+}
+
+/** The JSON fields `finishDeliveries` reads, with the ledger columns' lengths. */
+const FINISHED_COLUMNS = [
+  { name: 'userId', type: { text: 64 } },
+  { name: 'result', type: { text: 32 } },
+  { name: 'providerCode', type: { text: 64 } },
+  { name: 'providerMessageId', type: { text: 128 } },
+] as const;
+
+/**
+ * Records the results of many claimed rows of one announcement and channel in one statement (as
+ * `finishDelivery` does for one): how a push request's answer is written the moment it arrives,
+ * so a crash after it can never send those messages again. Only `pending` rows change.
+ * @param dialect the engine of `db` (a transaction's executor does not carry it).
+ * @returns how many rows changed.
+ */
+export async function finishDeliveries(
+  db: SqlExecutor,
+  dialect: Dialect,
+  announcementId: string,
+  channel: Channel,
+  rows: readonly FinishedDelivery[],
+  now: string,
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const source = jsonRowsSource(dialect, '@rows', FINISHED_COLUMNS);
+  const of = (column: string) => `(SELECT j.${column} FROM ${source} AS j WHERE j.userId = NotificationDeliveries.userId)`;
+  return db.execute(
+    `UPDATE NotificationDeliveries
+     SET result = ${of('result')}, providerCode = ${of('providerCode')},
+         providerMessageId = COALESCE(${of('providerMessageId')}, providerMessageId), claimedUntil = NULL, updatedAt = @now
+     WHERE announcementId = @announcementId AND channel = @channel AND result = 'pending'
+       AND userId IN (SELECT j.userId FROM ${source} AS j)`,
+    {
+      announcementId,
+      channel,
+      now,
+      rows: JSON.stringify(
+        rows.map((row) => ({
+          userId: row.userId,
+          result: row.result,
+          providerCode: row.providerCode?.slice(0, 64) ?? null,
+          providerMessageId: row.providerMessageId?.slice(0, 128) ?? null,
+        })),
+      ),
     },
   );
 }

@@ -5,6 +5,7 @@ import {
   claimDeliveries,
   claimDelivery,
   deliveriesOf,
+  finishDeliveries,
   finishDelivery,
   releaseDelivery,
   type DeliveryKey,
@@ -108,6 +109,38 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
             claimedUntil: null,
             updatedAt: finished,
           }),
+        ]);
+      });
+
+      it('finishes many rows of one announcement and channel in one statement, only those still pending', async () => {
+        const db = database();
+        await seed(db);
+        const first: DeliveryKey = { announcementId: ANNOUNCEMENT, userId: USER, channel: 'push' };
+        const second: DeliveryKey = { announcementId: ANNOUNCEMENT, userId: OTHER_USER, channel: 'push' };
+        const sms: DeliveryKey = { announcementId: ANNOUNCEMENT, userId: USER, channel: 'sms' };
+        for (const key of [first, second, sms]) expect(await claimDelivery(db, key, NOW, LEASE)).toBe('claimed');
+        const earlier = isoAfter(NOW, 10);
+        await finishDelivery(db, second, { result: 'stale_token', providerCode: 'DeviceNotRegistered' }, earlier);
+        const finished = isoAfter(NOW, 20);
+        const ticket = `ticket-${'x'.repeat(140)}`;
+        const changed = await finishDeliveries(
+          db,
+          db.dialect,
+          ANNOUNCEMENT,
+          'push',
+          [
+            { userId: USER, result: 'success', providerMessageId: ticket },
+            // Already final: a second answer never overwrites it.
+            { userId: OTHER_USER, result: 'success', providerMessageId: 'late' },
+          ],
+          finished,
+        );
+        expect(changed).toBe(1);
+        expect(await finishDeliveries(db, db.dialect, ANNOUNCEMENT, 'push', [], finished)).toBe(0);
+        expect(await deliveriesOf(db, ANNOUNCEMENT)).toEqual([
+          pendingRow(first, { result: 'success', providerMessageId: ticket.slice(0, 128), claimedUntil: null, updatedAt: finished }),
+          pendingRow(sms),
+          pendingRow(second, { result: 'stale_token', providerCode: 'DeviceNotRegistered', claimedUntil: null, updatedAt: earlier }),
         ]);
       });
 
@@ -280,7 +313,7 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
           ticket('t-1', NOW),
           ticket('t-4', isoAfter(NOW, 2001)),
         ];
-        await db.transaction((tx) => recordPushTickets(tx, [...tickets, ticket('t-1', isoAfter(NOW, 9))]));
+        await db.transaction((tx) => recordPushTickets(tx, db.dialect, [...tickets, ticket('t-1', isoAfter(NOW, 9))]));
         expect(await ticketsSentBefore(db, isoAfter(NOW, 2000), 10)).toEqual([tickets[2], tickets[1], tickets[0]]);
         expect(await ticketsSentBefore(db, isoAfter(NOW, 2000), 2)).toEqual([tickets[2], tickets[1]]);
         await deletePushTicket(db, 't-1');

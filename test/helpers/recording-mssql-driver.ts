@@ -9,7 +9,8 @@ import { serverError } from './scripted-mssql-driver';
  * exactly as it would reach SQL Server (text, parameters, declared types), so that a real T-SQL
  * grammar can check each one. No SQL Server runs here, so to keep the store contract suites
  * running behind it, it answers from a SQLite database: the few T-SQL spellings the app's own
- * dialect helpers produce are turned into SQLite's (`OFFSET … FETCH NEXT` into `LIMIT … OFFSET`),
+ * dialect helpers produce are turned into SQLite's (`OFFSET … FETCH NEXT` into `LIMIT … OFFSET`,
+ * `OPENJSON(@rows) WITH (…)` into `json_each`),
  * the lock statement and the schema-migrations bootstrap are recorded but not run. Anything else
  * that SQLite cannot run fails the suite, which is the point.
  */
@@ -49,6 +50,20 @@ const RECORD_ONLY = [/\bsp_getapplock\b/, /^\s*IF OBJECT_ID\(/];
 /** The app's paging clause for SQL Server, and SQLite's spelling of it. */
 const FETCH_CLAUSE = /OFFSET\s+(@\w+|\d+)\s+ROWS\s+FETCH\s+NEXT\s+(@\w+)\s+ROWS\s+ONLY/g;
 
+/** The app's JSON row source for SQL Server (`jsonRowsSource`), and SQLite's spelling of it. */
+const OPENJSON_SOURCE = /OPENJSON\((@\w+)\) WITH \(((?:[^()]|\([^()]*\))*)\)/g;
+const OPENJSON_COLUMN = /(\w+) nvarchar\(\d+\) '\$\.(\w+)'/g;
+
+function toSqliteJsonSource(_match: string, json: string, columns: string): string {
+  const fields = [...columns.matchAll(OPENJSON_COLUMN)].map(([, name, path]) => `json_extract(value, '$.${path}') AS ${name}`);
+  return `(SELECT ${fields.join(', ')} FROM json_each(${json}))`;
+}
+
+/** What SQLite runs for a statement written for SQL Server by the app's dialect helpers. */
+function toSqlite(sql: string): string {
+  return sql.replace(FETCH_CLAUSE, 'LIMIT $2 OFFSET $1').replace(OPENJSON_SOURCE, toSqliteJsonSource);
+}
+
 const RETURNS_ROWS = /^\s*(SELECT|WITH)\b/i;
 
 const noRows = (): mssql.IResult<Record<string, unknown>> =>
@@ -71,7 +86,7 @@ export function recordingMssqlDriver(log: StatementLog, sqlite?: Database): Mssq
       async query(sql) {
         log.record({ sql, params, values, on });
         if (!sqlite || RECORD_ONLY.some((pattern) => pattern.test(sql))) return noRows();
-        return answer(await executor(), sql.replace(FETCH_CLAUSE, 'LIMIT $2 OFFSET $1'), values);
+        return answer(await executor(), toSqlite(sql), values);
       },
     };
   };
