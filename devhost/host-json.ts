@@ -30,11 +30,36 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   messageEncoding: 'base64',
 };
 
-/** Reads `<appRoot>/host.json`; throws for a file that is not JSON or a setting that is out of range. */
-export function readHostSettings(appRoot: string): HostSettings {
+/**
+ * Reads `<appRoot>/host.json`, with the app settings that override it as the Functions host reads
+ * them (`AzureFunctionsJobHost__extensions__queues__visibilityTimeout`, say); throws for a file that
+ * is not JSON or a setting that is out of range.
+ */
+export function readHostSettings(appRoot: string, settings: Readonly<Record<string, string | undefined>> = {}): HostSettings {
   const file = path.join(appRoot, 'host.json');
   const json: unknown = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  return hostSettingsFrom(json);
+  return hostSettingsFrom(withOverrides(json, settings));
+}
+
+const OVERRIDE_PREFIX = 'AzureFunctionsJobHost__';
+
+/**
+ * host.json with `AzureFunctionsJobHost__a__b` app settings written over `a.b` (keys matched without
+ * regard to case, as the host's configuration does); whole numbers become numbers.
+ */
+export function withOverrides(hostJson: unknown, settings: Readonly<Record<string, string | undefined>>): unknown {
+  const result = structuredClone(record(hostJson));
+  for (const [name, value] of Object.entries(settings)) {
+    if (!name.startsWith(OVERRIDE_PREFIX) || value === undefined) continue;
+    const keys = name.slice(OVERRIDE_PREFIX.length).split('__');
+    let node = result;
+    keys.forEach((key, index) => {
+      const existing = Object.keys(node).find((candidate) => candidate.toLowerCase() === key.toLowerCase()) ?? key;
+      if (index === keys.length - 1) node[existing] = /^\d+$/.test(value) ? Number(value) : value;
+      else node = node[existing] = { ...record(node[existing]) };
+    });
+  }
+  return result;
 }
 
 /** Interprets a parsed host.json. */

@@ -27,8 +27,12 @@ export interface LocalHostOptions {
 export interface LocalHost {
   port: number;
   functionCount: number;
-  /** Stops HTTP, timers and queues, runs `appTerminate` hooks, stops Azurite if it started it. */
-  stop(): Promise<void>;
+  /**
+   * Stops HTTP, timers and queues (together, as the Functions host stops its listeners), runs
+   * `appTerminate` hooks, stops Azurite if it started it.
+   * @param options.drainMs how long to wait for queue messages in flight (default: until they finish).
+   */
+  stop(options?: { drainMs?: number }): Promise<void>;
 }
 
 const SUPPORTED_TRIGGERS = new Set(['httptrigger', 'timertrigger', 'queuetrigger', 'eventgridtrigger']);
@@ -39,7 +43,7 @@ const SUPPORTED_TRIGGERS = new Set(['httptrigger', 'timertrigger', 'queuetrigger
  */
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
   const { appRoot, config, settings, logger } = options;
-  const hostSettings = readHostSettings(appRoot);
+  const hostSettings = readHostSettings(appRoot, settings);
   const azurite =
     options.manageAzurite !== false && config.storageConnectionString?.startsWith(DEVELOPMENT_STORAGE)
       ? await ensureAzurite(appRoot, logger)
@@ -78,10 +82,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     return {
       port: http.port,
       functionCount: registrations.length,
-      stop: async () => {
-        await http.close();
-        await timers.stop();
-        await queues.stop();
+      stop: async (stopOptions = {}) => {
+        await Promise.all([http.close(), timers.stop(), queues.stop(stopOptions.drainMs)]);
         try {
           await hooks.appTerminate();
         } finally {

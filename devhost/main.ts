@@ -1,5 +1,6 @@
 import { redirectConsoleToStderr } from './console-to-stderr';
 import { loadConfig } from '../shared/config';
+import { shutdownTimings, type ShutdownTimings } from '../shared/lifecycle/shutdown-timings';
 import { createLogger, errorFields, type Logger } from '../shared/logging/logger';
 import { applySettings, readLocalSettings } from './local-settings';
 import { startLocalHost, type LocalHost } from './local-host';
@@ -15,6 +16,7 @@ const SERVICE = 'local-host';
 async function main(): Promise<void> {
   let logger: Logger = createLogger({ service: SERVICE, level: 'info' });
   let host: LocalHost | undefined;
+  let timings: ShutdownTimings | undefined;
   const fail = (message: string) => (error: unknown) => {
     logger.error({ errorCode: 'internal_error', ...errorFields(error) }, message);
     process.exit(1);
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
     if (process.env.DEVHOST_SKIP_LOCAL_SETTINGS !== 'true') applySettings(readLocalSettings(appRoot), process.env);
     const config = loadConfig(process.env);
     logger = createLogger({ service: SERVICE, level: config.logLevel, pretty: config.logPretty });
+    timings = shutdownTimings(config.shutdownGraceSeconds * 1000);
     host = await startLocalHost({ appRoot, config, settings: process.env, logger });
     logger.info({ port: host.port, functionCount: host.functionCount }, 'local host listening');
   } catch (error) {
@@ -42,9 +45,18 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    logger.info({ signal }, 'local host stopping');
+    logger.info({ signal, graceMs: timings?.graceMs }, 'local host stopping');
+    if (timings) {
+      // The platform's SIGKILL ends the grace period: exiting just before it keeps the exit ours.
+      const exitMs = timings.exitMs;
+      setTimeout(() => {
+        const error = new Error(`The local host did not stop within ${exitMs} ms of ${signal}.`);
+        logger.error({ errorCode: 'shutdown_timeout', ...errorFields(error) }, 'local host did not stop in time; exiting');
+        process.exit(1);
+      }, exitMs).unref();
+    }
     host
-      ?.stop()
+      ?.stop(timings ? { drainMs: timings.drainMs } : {})
       .then(() => {
         logger.info('local host stopped');
         process.exit(0);

@@ -20,7 +20,8 @@ export interface QueueHostOptions {
 
 export interface QueueHost {
   count: number;
-  stop(): Promise<void>;
+  /** Stops every listener; `drainMs`: how long to wait for messages in flight (default: until they finish). */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /** Queue names as Azure Storage accepts them (the host lower-cases binding names first). */
@@ -87,5 +88,5 @@ export function startQueueListeners(options: QueueHostOptions): QueueHost {
       }),
     );
   }
-  return { count: listeners.length, stop: async () => void (await Promise.all(listeners.map((listener) => listener.stop()))) };
+  return { count: listeners.length, stop: async (drainMs) => void (await Promise.all(listeners.map((listener) => listener.stop(drainMs)))) };
 }

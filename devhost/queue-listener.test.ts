@@ -120,6 +120,42 @@ describe('queue listener against Azurite', () => {
     await eventually(async () => (await allMessages(`${name}-poison`)).length === 1);
   });
 
+  it('keeps a message invisible while its function runs past the invisibility, and lets a killed one come back', async () => {
+    const name = queueName();
+    const queue = service.getQueueClient(name);
+    await queue.create();
+    const invocations: string[] = [];
+    const processingVisibility = { seconds: 1, renewEveryMs: 300 };
+    // Two hosts on one queue: while the first runs the function (3 s, three times the invisibility), the second never sees it.
+    for (const host of ['first', 'second']) {
+      listeners.push(
+        startQueueListener({
+          functionName: `long-${host}`,
+          queue,
+          poisonQueue: service.getQueueClient(`${name}-poison`),
+          settings: { ...settings, messageEncoding: 'none' },
+          logger,
+          processingVisibility,
+          invoke: async () => {
+            invocations.push(host);
+            await new Promise((resolve) => setTimeout(resolve, 3_000));
+          },
+        }),
+      );
+    }
+    await queue.sendMessage('long work');
+    await eventually(() => invocations.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect(invocations).toHaveLength(1);
+    await eventually(async () => (await queue.getProperties()).approximateMessagesCount === 0);
+
+    // A message a killed host had taken (invisible for one lease, never renewed, never deleted) comes back after it.
+    const orphanedAt = Date.now();
+    await queue.sendMessage('orphaned', { visibilityTimeout: processingVisibility.seconds });
+    await eventually(() => invocations.length === 2, 5_000);
+    expect(Date.now() - orphanedAt).toBeGreaterThanOrEqual(900);
+  });
+
   it('stops promptly while waiting on an empty queue', async () => {
     const name = queueName();
     const listener = startQueueListener({

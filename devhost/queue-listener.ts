@@ -5,8 +5,16 @@ import { errorFields, type Logger } from '../shared/logging/logger';
 import type { QueueSettings } from './host-json';
 import { decodeMessageText, queueInput, queueTriggerMetadata, type ReceivedMessage } from './queue-message';
 
-/** How long a received message stays invisible while the function runs (the extension's default). */
-const PROCESSING_VISIBILITY_SECONDS = 10 * 60;
+/**
+ * How long a received message stays invisible while the function runs, renewed every
+ * `VISIBILITY_RENEWAL_MS` until it ends. The Storage Queues extension takes 10 minutes and renews
+ * them on a timer while the function runs (`QueueListener`, azure-sdk-for-net); the local host takes
+ * one minute, so a message whose host was killed comes back within a minute: families of a crashed
+ * batch get their messages within two minutes of a restart. The ledger's lease
+ * (`shared/notifications/lease-heartbeat.ts`) is never longer than this.
+ */
+export const PROCESSING_VISIBILITY_SECONDS = 60;
+const VISIBILITY_RENEWAL_MS = 20_000;
 const MIN_POLLING_INTERVAL_MS = 100;
 
 export interface QueueListenerOptions {
@@ -19,11 +27,17 @@ export interface QueueListenerOptions {
   /** Runs the function for one message; a throw (or rejection) is a failed attempt. */
   invoke(input: unknown, triggerMetadata: TriggerMetadata, message: ReceivedMessage): Promise<void>;
   now?: () => Date;
+  /** Tests only: the processing invisibility and its renewal (default 60 s, renewed every 20 s). */
+  processingVisibility?: { seconds: number; renewEveryMs: number };
 }
 
 export interface QueueListener {
-  /** Stops polling and waits for messages being processed. */
-  stop(): Promise<void>;
+  /**
+   * Stops polling and waits for messages being processed: at most `drainMs` when given (a shutdown
+   * inside the platform's grace period); a message still running then reappears when its
+   * processing visibility ends.
+   */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /**
@@ -38,6 +52,7 @@ export function startQueueListener(options: QueueListenerOptions): QueueListener
   const stopping = new AbortController();
   const inFlight = new Set<Promise<void>>();
   const ids = { functionName, queueName: queue.name };
+  const visibility = options.processingVisibility ?? { seconds: PROCESSING_VISIBILITY_SECONDS, renewEveryMs: VISIBILITY_RENEWAL_MS };
   let pollFailing = false;
   let queueReady = false;
   let poisonReady = false;
@@ -74,9 +89,11 @@ export function startQueueListener(options: QueueListenerOptions): QueueListener
     const decoded = decodeMessageText(message.messageText, settings.messageEncoding);
     if (!decoded.ok) return moveToPoison(message, decoded.reason, new Error(`Queue message is ${decoded.reason}.`));
     const metadata = queueTriggerMetadata(message, decoded.text, functionName, options.now?.() ?? new Date());
+    const lease = keepInvisible(message);
     try {
       await options.invoke(queueInput(decoded.text), metadata, message);
     } catch (error) {
+      await lease.stop();
       logger.error(
         { ...ids, messageId: message.messageId, dequeueCount: message.dequeueCount, errorCode: 'internal_error', ...errorFields(error) },
         'function failed',
@@ -89,11 +106,38 @@ export function startQueueListener(options: QueueListenerOptions): QueueListener
       }
       return;
     }
+    await lease.stop();
     try {
       await queue.deleteMessage(message.messageId, message.popReceipt);
     } catch (deleteError) {
       logger.warn({ ...ids, messageId: message.messageId, errorType: errorType(deleteError) }, 'handled message could not be deleted');
     }
+  };
+
+  /**
+   * Renews the message's invisibility while its function runs. Each renewal gives a new pop receipt,
+   * which the message carries from then on (the delete and the release need the latest).
+   */
+  const keepInvisible = (message: ReceivedMessage): { stop(): Promise<void> } => {
+    const { seconds, renewEveryMs } = visibility;
+    let renewing: Promise<void> = Promise.resolve();
+    const timer = setInterval(() => {
+      renewing = renewing.then(async () => {
+        try {
+          const renewed = await queue.updateMessage(message.messageId, message.popReceipt, undefined, seconds);
+          if (renewed.popReceipt) message.popReceipt = renewed.popReceipt;
+        } catch (error) {
+          logger.warn({ ...ids, messageId: message.messageId, errorType: errorType(error) }, 'message invisibility not renewed');
+        }
+      });
+    }, renewEveryMs);
+    timer.unref();
+    return {
+      stop: async () => {
+        clearInterval(timer);
+        await renewing;
+      },
+    };
   };
 
   const track = (message: ReceivedMessage): void => {
@@ -123,7 +167,7 @@ export function startQueueListener(options: QueueListenerOptions): QueueListener
         }
         const response = await queue.receiveMessages({
           numberOfMessages: settings.batchSize,
-          visibilityTimeout: PROCESSING_VISIBILITY_SECONDS,
+          visibilityTimeout: visibility.seconds,
           abortSignal: stopping.signal,
         });
         messages = response.receivedMessageItems;
@@ -148,10 +192,20 @@ export function startQueueListener(options: QueueListenerOptions): QueueListener
 
   const polling = poll();
   return {
-    stop: async () => {
+    stop: async (drainMs) => {
       stopping.abort();
       await polling;
-      await Promise.all(inFlight);
+      if (drainMs === undefined) {
+        await Promise.all(inFlight);
+        return;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        Promise.all(inFlight).then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), drainMs))),
+      ]);
+      clearTimeout(timer);
+      if (!drained) logger.warn({ ...ids, inFlight: inFlight.size, drainMs }, 'queue listener stopped with messages still running');
     },
   };
 }

@@ -1,12 +1,33 @@
 import { app } from '@azure/functions';
 import { appServices } from '../shared/composition-root';
+import { WORKER_TERMINATE_GRACE_MS } from '../shared/lifecycle/shutdown-timings';
 import { errorFields } from '../shared/logging/logger';
 
-/** Start-up and shutdown lines, and a clean close of what the process holds open. */
+/**
+ * Start-up and shutdown lines, and a clean close of what the process holds open, inside the
+ * platform's grace period.
+ *
+ * Termination begins at the first of two notices: the process's own SIGTERM/SIGINT (the local host
+ * runs the app in its own process; a terminal's Ctrl+C reaches the worker too), or the `appTerminate`
+ * hook, which the Node worker runs when the Functions host sends `WorkerTerminate`, and after which
+ * the worker exits. That hook carries no grace period (the library's `AppTerminateContext` has
+ * hook data only), and the host kills the worker 5 s after the message, so the hook schedules the
+ * shutdown within those 5 s unless a signal already scheduled it sooner.
+ */
 const services = appServices();
+const { shutdown, logger } = services;
+
+/** Begins the shutdown and says so once, with the time left until provider calls are cut off. */
+function beginShutdown(reason: string, graceMs?: number): void {
+  if (shutdown.begin(reason, graceMs)) logger.info({ reason, deadlineMs: shutdown.remainingMs('deadline') }, 'shutdown begun');
+}
+
+// `once`: a second signal gets Node's default (the process ends at once), unless a host handles it.
+process.once('SIGTERM', () => beginShutdown('SIGTERM'));
+process.once('SIGINT', () => beginShutdown('SIGINT'));
 
 app.hook.appStart(async () => {
-  services.logger.info(
+  logger.info(
     { appEnv: services.config.appEnv, nodeVersion: process.version, database: services.config.database.kind },
     'app started',
   );
@@ -15,17 +36,38 @@ app.hook.appStart(async () => {
   try {
     await services.childAuth.hasher.warmUp();
   } catch (error) {
-    services.logger.error({ errorCode: 'internal_error', ...errorFields(error) }, 'child secret hasher warm-up failed');
+    logger.error({ errorCode: 'internal_error', ...errorFields(error) }, 'child secret hasher warm-up failed');
   }
 });
 
 app.hook.appTerminate(async () => {
-  services.logger.info('app stopping');
+  beginShutdown('app_terminate', WORKER_TERMINATE_GRACE_MS);
+  logger.info('app stopping');
+  // Batches still running give their rows back at the deadline; the database must outlive that.
+  if (!(await shutdown.drained(shutdown.remainingMs('drain')))) {
+    logger.warn('app stopping with fan-out batches still running');
+  }
   try {
-    await services.telemetry.flush();
+    await withinMs(services.telemetry.flush(), shutdown.remainingMs('exit'));
     await services.database.close();
   } catch (error) {
-    services.logger.error({ errorCode: 'internal_error', ...errorFields(error) }, 'clean shutdown failed');
+    logger.error({ errorCode: 'internal_error', ...errorFields(error) }, 'clean shutdown failed');
   }
-  services.logger.info('app stopped');
+  logger.info('app stopped');
 });
+
+/** Waits for `work` at most `ms`: an unreachable telemetry backend must not hold the exit. */
+async function withinMs(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      logger.warn({ waitedMs: ms }, 'telemetry not flushed before the shutdown deadline');
+      resolve();
+    }, ms);
+  });
+  try {
+    await Promise.race([work, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

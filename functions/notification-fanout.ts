@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { backgroundHandler } from '../shared/background/background-handler';
+import { backgroundHandler, isLastAttempt } from '../shared/background/background-handler';
 import { FANOUT_QUEUE_NAME } from '../shared/notifications/fanout-message';
 import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout-services';
 import { handleFanoutMessage } from '../shared/notifications/handle-fanout-message';
@@ -8,7 +8,9 @@ import { handleFanoutMessage } from '../shared/notifications/handle-fanout-messa
  * The notification fan-out (contract section 10) on the `notification-fanout` queue: the first
  * message of a published announcement splits the audience into batch messages; each batch message
  * delivers by push, SMS and e-mail. A failure is thrown after its error line, so the queue
- * redelivers the message and moves it to `notification-fanout-poison` after `maxDequeueCount` (5).
+ * redelivers the message and moves it to `notification-fanout-poison` after `maxDequeueCount` (5);
+ * on that last try the batch's unfinished deliveries are marked failed (`npm run redrive-poison`
+ * sends them again).
  */
 const deps = appFanoutDeps();
 if (deps.providerKinds) deps.logger.info({ providers: deps.providerKinds }, 'notification providers selected');
@@ -16,8 +18,8 @@ if (deps.providerKinds) deps.logger.info({ providers: deps.providerKinds }, 'not
 export const notificationFanout = backgroundHandler<unknown>(
   'notification-fanout',
   deps,
-  async (message) => {
-    await handleFanoutMessage(message, deps);
+  async (message, context) => {
+    await handleFanoutMessage(message, deps, { lastAttempt: isLastAttempt(context) });
   },
   { service: FANOUT_SERVICE_NAME },
 );

@@ -42,6 +42,11 @@ param containerCpu string = '1.0'
 @description('Memory per replica, twice the cores in GiB on the Consumption profile.')
 param containerMemory string = '2Gi'
 
+@minValue(3)
+@maxValue(600)
+@description('Seconds from the SIGTERM Container Apps sends a replica (a deploy, a scale-in) to its SIGKILL: the container app\'s terminationGracePeriodSeconds and the app\'s SHUTDOWN_GRACE_SECONDS, one value. The app cuts provider calls off at two thirds of it (at most 10 s before its end), gives unsent deliveries back and exits before the SIGKILL.')
+param shutdownGraceSeconds int = 30
+
 @allowed(['production', 'test'])
 @description('APP_ENV of the app. Production refuses development defaults.')
 param appEnv string = 'production'
@@ -316,6 +321,7 @@ module functionApp 'modules/function-app.bicep' = {
     memory: containerMemory
     minReplicas: minReplicas
     maxReplicas: maxReplicas
+    terminationGracePeriodSeconds: shutdownGraceSeconds
     keyVaultUri: keyVault.outputs.uri
     expoAccessTokenConfigured: expoAccessTokenConfigured || !empty(expoAccessToken)
     storageAccountName: storage.outputs.name
@@ -337,6 +343,8 @@ module functionApp 'modules/function-app.bicep' = {
       ACS_EMAIL_SENDER: deployCommunicationServices ? communication.outputs.emailSender : ''
       // libuv's pool as large as the Argon2 limit: every pool thread that ran Argon2 keeps its 19 MiB.
       UV_THREADPOOL_SIZE: '2'
+      // The same grace as the container app's: the app's shutdown schedule is derived from it.
+      SHUTDOWN_GRACE_SECONDS: string(shutdownGraceSeconds)
     }
   }
 }

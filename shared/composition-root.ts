@@ -5,6 +5,7 @@ import { createSecretHasher, type SecretHasher } from './auth/child/secret-hashe
 import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';
 import { loadConfig, type Config } from './config';
 import { lazyDatabase, type DatabaseProvider } from './db/lazy-database';
+import { createShutdown, type Shutdown } from './lifecycle/shutdown';
 import { openDatabase } from './db/open-database';
 import { databaseProbe, queueProbe } from './health/readiness-probes';
 import type { ReadinessProbe } from './health/check-readiness';
@@ -36,6 +37,8 @@ export interface AppServices {
   childAuth: ChildAuthDeps;
   /** Where publishing enqueues notification fan-out work (`notification-fanout`). */
   fanoutQueue: FanoutQueue;
+  /** Termination of this process: begun by the lifecycle hooks, read by the fan-out's provider calls. */
+  shutdown: Shutdown;
 }
 
 export interface BuildOptions {
@@ -47,6 +50,7 @@ export interface BuildOptions {
   sessionPolicy?: SessionPolicy;
   childSecretHasher?: SecretHasher;
   fanoutQueue?: FanoutQueue;
+  shutdown?: Shutdown;
 }
 
 /**
@@ -122,6 +126,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
     fanoutQueue:
       options.fanoutQueue ??
       (config.queueStorage ? storageFanoutQueue(config.queueStorage) : unconfiguredFanoutQueue()),
+    shutdown: options.shutdown ?? createShutdown({ graceMs: config.shutdownGraceSeconds * 1000 }),
   };
 }
 

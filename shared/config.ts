@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './lifecycle/shutdown-timings';
 
 /**
  * The one place that reads the environment. Every other module receives the parsed `Config`
@@ -111,6 +112,8 @@ const envSchema = z.object({
   ACS_EMAIL_SENDER: optionalString,
   // libuv reads it itself when its pool starts; the app reads it to fit the Argon2 limit to the pool (libuv's range).
   UV_THREADPOOL_SIZE: wholeNumber(4, 1, 1024),
+  // The platform's SIGTERM-to-SIGKILL grace (Container Apps allows up to 600 s); the shutdown deadline derives from it.
+  SHUTDOWN_GRACE_SECONDS: wholeNumber(DEFAULT_SHUTDOWN_GRACE_SECONDS, 3, 600),
 });
 
 /** The parsed, validated settings of one process. */
@@ -153,6 +156,12 @@ export interface Config {
    * DNS and async crypto: the child secret hasher never runs more Argon2 computations at once.
    */
   threadPoolSize: number;
+  /**
+   * The grace period between the platform's SIGTERM and its SIGKILL (`SHUTDOWN_GRACE_SECONDS`,
+   * `terminationGracePeriodSeconds` of the container app): the shutdown schedule is derived from it
+   * (`shared/lifecycle/shutdown-timings.ts`).
+   */
+  shutdownGraceSeconds: number;
   newUserStatus: 'active' | 'pending_approval';
   bootstrapAdminSubjects: string[];
   trustProxyHops: number;
@@ -289,6 +298,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       : undefined,
     childSecretPepper: e.CHILD_SECRET_PEPPER ?? DEV_CHILD_SECRET_PEPPER,
     threadPoolSize: e.UV_THREADPOOL_SIZE,
+    shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     newUserStatus: e.NEW_USER_STATUS,
     bootstrapAdminSubjects: e.BOOTSTRAP_ADMIN_SUBJECTS,
     trustProxyHops: e.TRUST_PROXY_HOPS,

@@ -16,6 +16,8 @@ param cpu string
 param memory string
 param minReplicas int
 param maxReplicas int
+@description('Seconds between the SIGTERM a replica gets and its SIGKILL; the app\'s SHUTDOWN_GRACE_SECONDS has the same value.')
+param terminationGracePeriodSeconds int
 param keyVaultUri string
 param storageAccountName string
 param expoAccessTokenConfigured bool
@@ -187,6 +189,8 @@ resource app 'Microsoft.App/containerApps@2025-02-02-preview' = {
       }]
     }
     template: {
+      // Set, not left to the platform's default: the app derives its shutdown deadline from this value.
+      terminationGracePeriodSeconds: terminationGracePeriodSeconds
       containers: [
         {
           name: 'api'

@@ -9,6 +9,15 @@ import type { Telemetry } from '../telemetry/telemetry';
 /** host.json `extensions.queues.maxDequeueCount`: the try after which a failing message is poisoned. */
 export const MAX_DEQUEUE_COUNT = 5;
 
+/**
+ * True when this is a queue message's last try: if it fails, the host moves the message to
+ * `<queue>-poison` (its `dequeueCount` has reached host.json's `maxDequeueCount`).
+ */
+export function isLastAttempt(context: InvocationContext): boolean {
+  const dequeueCount = Number(context.triggerMetadata?.dequeueCount);
+  return Number.isInteger(dequeueCount) && dequeueCount >= MAX_DEQUEUE_COUNT;
+}
+
 export interface BackgroundDeps {
   logger: Logger;
   telemetry: Telemetry;
@@ -42,11 +51,16 @@ export function backgroundHandler<TTrigger>(
           'background function failed',
         );
         deps.telemetry.trackException(error, { errorCode, functionName });
-        const dequeueCount = Number(context.triggerMetadata?.dequeueCount);
-        if (Number.isInteger(dequeueCount) && dequeueCount >= MAX_DEQUEUE_COUNT) {
+        if (isLastAttempt(context)) {
           // The host moves the message to `<queue>-poison` now; say so in the app's own log too.
           deps.logger.error(
-            { functionName, invocationId: context.invocationId, errorCode: 'poison_message', dequeueCount, ...errorFields(error) },
+            {
+              functionName,
+              invocationId: context.invocationId,
+              errorCode: 'poison_message',
+              dequeueCount: Number(context.triggerMetadata?.dequeueCount),
+              ...errorFields(error),
+            },
             'message moved to the poison queue',
           );
         }
@@ -61,7 +75,7 @@ export function backgroundHandler<TTrigger>(
  * snake_case label such as `FanoutError`'s), `service_unavailable` for an unreachable dependency,
  * else `internal_error`.
  */
-function errorCodeOf(error: unknown): string {
+export function errorCodeOf(error: unknown): string {
   if (error instanceof DependencyUnavailableError) return 'service_unavailable';
   const own = typeof error === 'object' && error !== null ? (error as { errorCode?: unknown }).errorCode : undefined;
   return typeof own === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(own) ? own : 'internal_error';

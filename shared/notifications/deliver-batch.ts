@@ -5,6 +5,8 @@ import { deliverSms } from './deliver-sms';
 import { DeliveryContext, type AnnouncementContent, type BatchTally } from './delivery-context';
 import type { FanoutDeps } from './fanout-deps';
 import { FanoutError } from './fanout-error';
+import { startLeaseHeartbeat, type LeaseHeartbeat } from './lease-heartbeat';
+import { errorFields } from '../logging/logger';
 import type { Channel } from './providers/delivery';
 import { channelsFor, recipientsOfBatch, type Recipient } from './recipients';
 
@@ -20,19 +22,33 @@ export interface BatchResult {
  * errors past the retries, rows another invocation holds), it throws `delivery_incomplete` so the
  * queue redelivers the message; the ledger skips what was done.
  */
-export async function deliverBatch(
-  deps: FanoutDeps,
-  announcement: AnnouncementContent,
-  channels: readonly Channel[],
-  batch: { afterUserId: string; throughUserId?: string | undefined; size: number },
-): Promise<BatchResult> {
+export async function deliverBatch(deps: FanoutDeps, announcement: AnnouncementContent, channels: readonly Channel[], batch: BatchRange): Promise<BatchResult> {
+  // A stopping instance starts no batch: the message goes back at once, for another instance.
+  if (deps.shutdown.stopping.aborted) throw interruptedByShutdown();
+  // Tracked: the shutdown waits for the batch to give its rows back before the database closes.
+  return deps.shutdown.track(() => deliverTrackedBatch(deps, announcement, channels, batch));
+}
+
+type BatchRange = { afterUserId: string; throughUserId?: string | undefined; size: number };
+
+/**
+ * Once the instance is stopping, nothing new is sent (`deliverSms`, `deliverEmail`; the providers
+ * refuse new requests) and calls in flight end at the shutdown deadline; every row not finished is
+ * then given back, and the batch fails so its message is visible again for another instance.
+ */
+async function deliverTrackedBatch(deps: FanoutDeps, announcement: AnnouncementContent, channels: readonly Channel[], batch: BatchRange): Promise<BatchResult> {
   const db = await deps.database.get();
   const recipients = await recipientsOfBatch(db, channels, batch);
   const ctx = new DeliveryContext(deps, db, new ConcurrencyLimit(deps.concurrency), announcement);
   const byUser = new Map(recipients.map((recipient) => [recipient.userId, recipient]));
   const planned = recipients.flatMap((recipient) => channelsFor(recipient, channels).map((channel) => ctx.key(recipient.userId, channel)));
+  let heartbeat: LeaseHeartbeat | undefined;
   try {
     const held = await ctx.claimAll(planned);
+    // Leases are short (a crashed batch's rows come free within a minute); a long batch renews its own.
+    heartbeat = startLeaseHeartbeat(db, deps.clock, ctx.heldLeases(), (error) =>
+      deps.logger.warn({ announcementId: announcement.id, errorCode: 'lease_renewal_failed', ...errorFields(error) }, 'delivery leases not renewed'),
+    );
     const recipientsOn = (channel: Channel) =>
       held.filter((key) => key.channel === channel).map((key) => byUser.get(key.userId) as Recipient);
     const tasks: Promise<void>[] = [];
@@ -43,25 +59,39 @@ export async function deliverBatch(
     const failure = (await Promise.allSettled(tasks)).find((settled) => settled.status === 'rejected');
     await ctx.flush();
     if (failure) throw failure.reason;
+    // Rows skipped because the instance is stopping are still held: give them back now.
+    if (ctx.stopping) {
+      await heartbeat?.stop();
+      await ctx.releaseAll();
+    }
   } catch (error) {
+    await heartbeat?.stop();
     await ctx.flush().catch(() => undefined);
     await ctx.releaseAll();
     throw error;
+  } finally {
+    await heartbeat?.stop();
   }
-  deps.logger.info(
-    {
-      announcementId: announcement.id,
-      afterUserId: batch.afterUserId,
-      recipients: recipients.length,
-      // Flat names: a field called `email` would be redacted as an address.
-      pushResults: ctx.tally.push,
-      smsResults: ctx.tally.sms,
-      emailResults: ctx.tally.email,
-    },
-    'fan-out batch delivered',
-  );
+  const summary = {
+    announcementId: announcement.id,
+    afterUserId: batch.afterUserId,
+    recipients: recipients.length,
+    // Flat names: a field called `email` would be redacted as an address.
+    pushResults: ctx.tally.push,
+    smsResults: ctx.tally.sms,
+    emailResults: ctx.tally.email,
+  };
+  if (ctx.stopping && ctx.incomplete) {
+    deps.logger.warn(summary, 'fan-out batch interrupted by shutdown');
+    throw interruptedByShutdown();
+  }
+  deps.logger.info(summary, 'fan-out batch delivered');
   if (ctx.incomplete) {
     throw new FanoutError('delivery_incomplete', 'Some deliveries of the batch are still owed; the queue will redeliver it.');
   }
   return { recipients: recipients.length, tally: ctx.tally };
+}
+
+function interruptedByShutdown(): FanoutError {
+  return new FanoutError('delivery_incomplete', 'The instance is shutting down; the deliveries of the batch not made were given back for another instance.');
 }

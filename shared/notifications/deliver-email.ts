@@ -12,6 +12,8 @@ import type { Recipient } from './recipients';
 export async function deliverEmail(ctx: DeliveryContext, recipient: Recipient): Promise<void> {
   const email = recipient.email;
   if (email === null) return;
+  // Stopping: nothing new is sent; the batch gives the row back (it is still held).
+  if (ctx.stopping) return;
   const key = ctx.key(recipient.userId, 'email');
   const facts = { announcementId: ctx.announcement.id, recipientUserId: recipient.userId, channel: 'email' as const };
   const { title, body } = ctx.announcement;

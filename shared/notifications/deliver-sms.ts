@@ -41,6 +41,8 @@ function smsOf(announcement: DeliveryContext['announcement']): { text: string; s
 export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Promise<void> {
   const phone = recipient.phone;
   if (phone === null) return;
+  // Stopping: nothing new is sent; the batch gives the row back (it is still held).
+  if (ctx.stopping) return;
   const key = ctx.key(recipient.userId, 'sms');
   const facts = { announcementId: ctx.announcement.id, recipientUserId: recipient.userId, channel: 'sms' as const };
 

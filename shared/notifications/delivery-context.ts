@@ -3,8 +3,10 @@ import type { Database } from '../db/database';
 import { claimDeliveries, finishDelivery, releaseDelivery, type DeliveryKey, type DeliveryResult } from './delivery-ledger';
 import { reportAttempt, type AttemptResult, type DeliveryFacts } from './delivery-report';
 import { emailOperationId } from './email-operation-id';
-import { DELIVERY_LEASE_MS, type FanoutDeps } from './fanout-deps';
+import type { FanoutDeps } from './fanout-deps';
+import { DELIVERY_LEASE_MS, type HeldLeases } from './lease-heartbeat';
 import type { Channel } from './providers/delivery';
+import { SHUTDOWN_CODE } from './providers/provider-http';
 
 /** The announcement text a batch delivers; never logged. */
 export interface AnnouncementContent {
@@ -36,6 +38,7 @@ type ProviderResult = { result: AttemptResult; providerCode?: string | undefined
 export class DeliveryContext {
   readonly tally: BatchTally = { push: {}, sms: {}, email: {} };
   private readonly open = new Map<string, DeliveryKey>();
+  private leaseUntil = '';
   private unwritten: { key: DeliveryKey; outcome: ProviderResult; at: string }[] = [];
   private writing: Promise<void> = Promise.resolve();
   private writeError: unknown;
@@ -52,6 +55,11 @@ export class DeliveryContext {
     return this.deps.clock.now();
   }
 
+  /** True once the instance is shutting down: nothing new is sent, what is owed goes back. */
+  get stopping(): boolean {
+    return this.deps.shutdown.stopping.aborted;
+  }
+
   key(userId: string, channel: Channel): DeliveryKey {
     return { announcementId: this.announcement.id, userId, channel };
   }
@@ -66,7 +74,8 @@ export class DeliveryContext {
     // An e-mail's operation id is written with the claim, so its delivery report finds the row even
     // when it overtakes the send's answer.
     const planned = keys.map((key) => (key.channel === 'email' ? { ...key, plannedMessageId: emailOperationId(key) } : key));
-    const claims = await claimDeliveries(this.db, planned, now.toISOString(), new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString());
+    this.leaseUntil = new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString();
+    const claims = await claimDeliveries(this.db, planned, now.toISOString(), this.leaseUntil);
     const held: DeliveryKey[] = [];
     keys.forEach((key, index) => {
       const claim = claims[index];
@@ -126,6 +135,8 @@ export class DeliveryContext {
    */
   async postpone(key: DeliveryKey, providerCode: string, facts: DeliveryFacts, tries: number): Promise<void> {
     await this.release(key, providerCode);
+    // Cut short by the shutdown, not failed: the batch's one interruption line says so.
+    if (providerCode === SHUTDOWN_CODE) return;
     // No `notification.delivery` event: the row is still owed, and the event counts final results only.
     reportAttempt(this.deps, facts, { result: 'provider_error', providerCode, tries, transient: true }, { event: false });
   }
@@ -143,9 +154,32 @@ export class DeliveryContext {
     this.count(key.channel, 'pending');
   }
 
-  /** Gives back every row still claimed (the invocation is failing); best effort. */
+  /**
+   * Gives back every row still claimed (the invocation is failing or the instance stopping): in one
+   * transaction, as a shutdown releases a whole batch against its deadline; row by row, best effort,
+   * when that fails.
+   */
   async releaseAll(): Promise<void> {
-    for (const key of [...this.open.values()]) await this.release(key).catch(() => undefined);
+    const keys = [...this.open.values()];
+    if (keys.length === 0) return;
+    const now = this.now().toISOString();
+    try {
+      await this.db.transaction(async (tx) => {
+        for (const key of keys) await releaseDelivery(tx, key, now);
+      });
+    } catch {
+      for (const key of keys) await this.release(key).catch(() => undefined);
+      return;
+    }
+    for (const key of keys) {
+      this.open.delete(idOf(key));
+      this.count(key.channel, 'pending');
+    }
+  }
+
+  /** The rows this invocation holds and their lease, for the lease heartbeat (`lease-heartbeat.ts`). */
+  heldLeases(): HeldLeases {
+    return { announcementId: this.announcement.id, keys: () => [...this.open.values()], heldUntil: this.leaseUntil };
   }
 
   /** True when something is still owed: the message must be delivered again. */

@@ -201,6 +201,36 @@ export async function finishDeliveries(
   );
 }
 
+const LEASED_COLUMNS = [
+  { name: 'userId', type: { text: 64 } },
+  { name: 'channel', type: { text: 16 } },
+] as const;
+
+/**
+ * Extends the lease of rows this invocation still holds (those still `pending` under the lease it
+ * set, `heldUntil`) to `leaseUntil`, in one statement: a batch that runs longer than one lease keeps
+ * its rows, while a crashed one's rows come free one lease after its last renewal.
+ * @returns how many rows were renewed.
+ */
+export async function renewDeliveryLeases(
+  db: SqlExecutor,
+  dialect: Dialect,
+  announcementId: string,
+  keys: readonly Pick<DeliveryKey, 'userId' | 'channel'>[],
+  heldUntil: string,
+  leaseUntil: string,
+  now: string,
+): Promise<number> {
+  if (keys.length === 0) return 0;
+  const source = jsonRowsSource(dialect, '@keys', LEASED_COLUMNS);
+  return db.execute(
+    `UPDATE NotificationDeliveries SET claimedUntil = @leaseUntil, updatedAt = @now
+     WHERE announcementId = @announcementId AND result = 'pending' AND claimedUntil = @heldUntil
+       AND EXISTS (SELECT 1 FROM ${source} AS j WHERE j.userId = NotificationDeliveries.userId AND j.channel = NotificationDeliveries.channel)`,
+    { announcementId, heldUntil, leaseUntil, now, keys: JSON.stringify(keys.map(({ userId, channel }) => ({ userId, channel }))) },
+  );
+}
+
 /**
  * Gives a claimed row back without a final result (a transient failure that outlived the retries,
  * or an invocation that failed): the lease ends now, so the redelivered message claims it at once.

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database';
+import type { Shutdown } from '../lifecycle/shutdown';
 import type { Logger } from '../logging/logger';
 import type { Clock } from '../ports/clock';
 import type { Telemetry } from '../telemetry/telemetry';
@@ -27,13 +28,14 @@ export interface FanoutDeps {
   concurrency: number;
   /** The service's SMS number (`ACS_SMS_FROM`): replies to it are the ones applied. */
   smsFrom?: string | undefined;
+  /**
+   * The process's termination: once `stopping`, a batch sends nothing new; at the `deadline` the
+   * providers abort what is in flight; a batch runs `track`ed, so the shutdown waits for it to
+   * give back its rows before the database closes.
+   */
+  shutdown: Pick<Shutdown, 'stopping' | 'deadline' | 'track'>;
 }
 
 /** Provider requests one invocation keeps in flight by default. */
 export const DEFAULT_DELIVERY_CONCURRENCY = 16;
 
-/**
- * How long a claimed ledger row stays reserved for the invocation sending it: the function timeout
- * (host.json `functionTimeout`), after which the host has given up on that invocation anyway.
- */
-export const DELIVERY_LEASE_MS = 5 * 60 * 1000;

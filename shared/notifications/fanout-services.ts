@@ -16,6 +16,8 @@ export interface FanoutServiceOptions {
   logger?: Logger;
   sleep?: FanoutDeps['sleep'];
   concurrency?: number;
+  /** Default: the process's (`services.shutdown`). */
+  shutdown?: FanoutDeps['shutdown'];
 }
 
 /**
@@ -29,9 +31,10 @@ export function buildFanoutDeps(
   const { config } = services;
   const logger =
     options.logger ?? createLogger({ service: FANOUT_SERVICE_NAME, level: config.logLevel, pretty: config.logPretty });
+  const shutdown = options.shutdown ?? services.shutdown;
   const built = options.providers
     ? undefined
-    : createDeliveryProviders({ config, database: services.database, logger, clock: services.clock, random: services.random });
+    : createDeliveryProviders({ config, database: services.database, logger, clock: services.clock, random: services.random, shutdown });
   return {
     database: services.database,
     providers: options.providers ?? (built as BuiltDeliveryProviders),
@@ -45,6 +48,7 @@ export function buildFanoutDeps(
     sleep: options.sleep ?? realSleep,
     concurrency: options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY,
     smsFrom: config.notifications.acsSmsFrom,
+    shutdown,
     ...(built ? { providerKinds: built.kinds } : {}),
   };
 }

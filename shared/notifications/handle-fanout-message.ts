@@ -1,11 +1,19 @@
 import { findAnnouncementById } from '../announcements/announcement-store';
+import { errorCodeOf } from '../background/background-handler';
 import { deliverBatch, type BatchResult } from './deliver-batch';
 import type { FanoutDeps } from './fanout-deps';
 import { FanoutError } from './fanout-error';
-import { fanoutMessageSchema } from './fanout-message';
+import { fanoutMessageSchema, type FanoutMessage } from './fanout-message';
+import { recordPoisonedMessage } from './poison/record-poisoned-message';
 import { splitAudience, type SplitResult } from './split-audience';
 
 export type FanoutResult = ({ kind: 'split' } & SplitResult) | ({ kind: 'batch' } & BatchResult);
+
+/** What the queue trigger knows about this try of the message. */
+export interface FanoutAttempt {
+  /** A failure now sends the message to the poison queue (the trigger's dequeue count reached the maximum). */
+  lastAttempt: boolean;
+}
 
 /**
  * Handles one message of the `notification-fanout` queue (contract section 10): the first message
@@ -13,14 +21,30 @@ export type FanoutResult = ({ kind: 'split' } & SplitResult) | ({ kind: 'batch' 
  * to its recipients. Everything that cannot be handled now throws `FanoutError`, so the queue
  * redelivers the message and, after `maxDequeueCount` tries, moves it to the poison queue: a
  * malformed message, an announcement that is missing or not published, deliveries still owed.
+ * When the last try of a valid message fails, its unfinished deliveries are marked failed first
+ * (`poison/record-poisoned-message.ts`), so none stays `pending` once the message is poisoned.
  * @param input the queue trigger's argument: the decoded message (parsed JSON when it parses).
+ * @param attempt this try of the message (default: not the last).
  */
-export async function handleFanoutMessage(input: unknown, deps: FanoutDeps): Promise<FanoutResult> {
+export async function handleFanoutMessage(
+  input: unknown,
+  deps: FanoutDeps,
+  attempt: FanoutAttempt = { lastAttempt: false },
+): Promise<FanoutResult> {
   const parsed = fanoutMessageSchema.safeParse(typeof input === 'string' ? parseJson(input) : input);
   if (!parsed.success) {
     throw new FanoutError('invalid_fanout_message', 'The queue message is not a fan-out message ({ announcementId, batch? }).');
   }
-  const { announcementId, batch } = parsed.data;
+  try {
+    return await handleValidMessage(parsed.data, deps);
+  } catch (error) {
+    if (attempt.lastAttempt) await recordPoisonedMessage(deps, parsed.data, errorCodeOf(error));
+    throw error;
+  }
+}
+
+async function handleValidMessage(message: FanoutMessage, deps: FanoutDeps): Promise<FanoutResult> {
+  const { announcementId, batch } = message;
   const announcement = await findAnnouncementById(await deps.database.get(), announcementId);
   if (!announcement) throw new FanoutError('announcement_not_found', 'No announcement has the message\'s id.');
   if (announcement.status !== 'published') {

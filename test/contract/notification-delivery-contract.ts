@@ -8,6 +8,7 @@ import {
   finishDeliveries,
   finishDelivery,
   releaseDelivery,
+  renewDeliveryLeases,
   type DeliveryKey,
   type DeliveryRow,
 } from '../../shared/notifications/delivery-ledger';
@@ -142,6 +143,30 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
           pendingRow(sms),
           pendingRow(second, { result: 'stale_token', providerCode: 'DeviceNotRegistered', claimedUntil: null, updatedAt: earlier }),
         ]);
+      });
+
+      it('renews in one statement the leases an invocation still holds, and no other row', async () => {
+        const db = database();
+        await seed(db);
+        const push: DeliveryKey = { announcementId: ANNOUNCEMENT, userId: USER, channel: 'push' };
+        const email: DeliveryKey = { announcementId: ANNOUNCEMENT, userId: USER, channel: 'email' };
+        const released: DeliveryKey = { announcementId: ANNOUNCEMENT, userId: OTHER_USER, channel: 'push' };
+        const finished: DeliveryKey = { announcementId: ANNOUNCEMENT, userId: OTHER_USER, channel: 'email' };
+        for (const k of [push, email, released, finished]) expect(await claimDelivery(db, k, NOW, LEASE)).toBe('claimed');
+        await releaseDelivery(db, released, isoAfter(NOW, 5));
+        await finishDelivery(db, finished, { result: 'success' }, isoAfter(NOW, 6));
+        const renewedAt = isoAfter(NOW, 20_000);
+        const longer = isoAfter(LEASE, 20_000);
+        const renewed = await renewDeliveryLeases(db, db.dialect, ANNOUNCEMENT, [push, released, finished], LEASE, longer, renewedAt);
+        expect(renewed).toBe(1);
+        // A lease someone else set since (not `heldUntil`) is theirs: nothing changes.
+        expect(await renewDeliveryLeases(db, db.dialect, ANNOUNCEMENT, [email], isoAfter(LEASE, 1), longer, renewedAt)).toBe(0);
+        expect(await renewDeliveryLeases(db, db.dialect, ANNOUNCEMENT, [], LEASE, longer, renewedAt)).toBe(0);
+        const rows = new Map((await deliveriesOf(db, ANNOUNCEMENT)).map((row) => [`${row.userId}/${row.channel}`, row]));
+        expect(rows.get(`${USER}/push`)).toMatchObject({ result: 'pending', claimedUntil: longer, updatedAt: renewedAt });
+        expect(rows.get(`${USER}/email`)).toMatchObject({ result: 'pending', claimedUntil: LEASE });
+        expect(rows.get(`${OTHER_USER}/push`)).toMatchObject({ result: 'pending', claimedUntil: isoAfter(NOW, 5) });
+        expect(rows.get(`${OTHER_USER}/email`)).toMatchObject({ result: 'success', claimedUntil: null });
       });
 
       it('claims a released row again at once, keeping the last provider code when the release has none', async () => {

@@ -15,6 +15,7 @@ import { describeEmailContract, describePushContract, describeSmsContract } from
 import { outboxHarness } from './delivery-provider-harness';
 import { describeNotificationAudienceContract } from './notification-audience-contract';
 import { describeNotificationDeliveryContract } from './notification-delivery-contract';
+import { describeNotificationPoisonContract } from './notification-poison-contract';
 import { describeSessionsContract } from './sessions-contract';
 import { describeSignInThrottleContract } from './sign-in-throttle-contract';
 import { CURRENT_DATABASE_SQL, DROP_ALL_TABLES_SQL, recordOnlyMssqlDatabase, recordedMssqlTestDatabase } from './test-databases';
@@ -41,6 +42,7 @@ describeAnnouncementsContract(engine, recorded);
 describeNotificationDeliveryContract(engine, recorded);
 describeNotificationAudienceContract(engine, recorded);
 describeDeliveryReportsContract(engine, recorded);
+describeNotificationPoisonContract(engine, recorded);
 describeChildSignInContract(engine, recorded);
 describePushContract(`outbox (${engine})`, outboxHarness('push', recorded));
 describeSmsContract(`outbox (${engine})`, outboxHarness('sms', recorded));

@@ -3,9 +3,10 @@ import type { EmailClient, EmailSendResult } from '@azure/communication-email';
 import type { FullOperationResponse } from '@azure/core-client';
 import type { PipelinePolicy } from '@azure/core-rest-pipeline';
 import type { AcsAccess } from '../../config';
-import { acsClientArguments, acsClientOptions, acsFailure, observeTries, sendBudgetMs, type AcsPipelineSettings } from './acs-pipeline';
+import { acsClientArguments, acsClientOptions, acsFailure, observeTries, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
 import type { DeliveryOutcome, EmailProvider } from './delivery';
 import { failedOperation, readEmailOperation } from './acs-email-operation';
+import { SHUTDOWN_CODE, shutdownOutcome } from './provider-http';
 
 /**
  * E-mail through Azure Communication Services with its official SDK (`@azure/communication-email`).
@@ -50,6 +51,7 @@ export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailP
 
   return {
     async send(message, observer) {
+      if (options.shutdown?.stopping.aborted) return shutdownOutcome();
       // `beginSend` polls the operation once right after the 202; that answer is not needed (the
       // report brings the result), so the poll is cancelled as soon as the 202 is in hand.
       const acceptedNow = new AbortController();
@@ -66,7 +68,7 @@ export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailP
             },
             {
               ...(message.operationId ? { operationId: message.operationId } : {}),
-              abortSignal: AbortSignal.any([acceptedNow.signal, AbortSignal.timeout(sendBudgetMs(options))]),
+              abortSignal: sendAbortSignal(options, acceptedNow.signal),
               onResponse: (response) => {
                 if (sendAnswer !== undefined || response.request.method !== 'POST') return;
                 sendAnswer = response;
@@ -82,13 +84,17 @@ export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailP
           if (message.operationId && (error as { statusCode?: unknown } | null)?.statusCode === 409) {
             return { result: 'accepted', providerMessageId: message.operationId };
           }
+          // Cut off at the deadline: ACS may hold the operation; a resend under the row's operation id finds it (409).
+          if (options.shutdown?.deadline.aborted) return shutdownOutcome();
           return acsFailure(error);
         }
       }
       if (sendAnswer?.status !== 202) return { result: 'provider_error', code: 'bad_response', transient: false };
       return acceptedOutcome(sendAnswer, message.operationId);
     },
-    operationOutcome: (operationId) => readEmailOperation(options, operationId),
+    operationOutcome: async (operationId) =>
+      // Asked again on the settle timer's next run.
+      options.shutdown?.stopping.aborted ? { state: 'unknown', code: SHUTDOWN_CODE } : readEmailOperation(options, operationId),
   };
 }
 

@@ -3,6 +3,7 @@ import type { CommonClientOptions } from '@azure/core-client';
 import type { PipelinePolicy } from '@azure/core-rest-pipeline';
 import type { TokenCredential } from '@azure/core-auth';
 import type { AcsAccess } from '../../config';
+import type { ShutdownSignals } from '../../lifecycle/shutdown';
 import type { RetryPolicy } from '../retry-transient';
 import { MAX_IN_INVOCATION_WAIT_MS } from '../retry-transient';
 import type { DeliveryOutcome, SendObserver } from './delivery';
@@ -28,6 +29,13 @@ export interface AcsPipelineSettings {
   clientOptions?: CommonClientOptions;
   /** The credential of the identity path; default: the managed identity (`clientId`) or `DefaultAzureCredential`. */
   credential?: TokenCredential;
+  /** The process's shutdown: no send starts once it is stopping; sends in flight are aborted at its deadline. */
+  shutdown?: ShutdownSignals;
+}
+
+/** One send's abort signal: its budget (`sendBudgetMs`), the shutdown deadline, and `others`. */
+export function sendAbortSignal(settings: AcsPipelineSettings, ...others: AbortSignal[]): AbortSignal {
+  return AbortSignal.any([...others, AbortSignal.timeout(sendBudgetMs(settings)), ...(settings.shutdown ? [settings.shutdown.deadline] : [])]);
 }
 
 /** The longest one message's send may take, tries and waits included: then it counts as a transient failure. */

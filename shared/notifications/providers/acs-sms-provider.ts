@@ -1,8 +1,8 @@
 import type { SmsClient, SmsSendResult } from '@azure/communication-sms';
 import type { AcsAccess } from '../../config';
-import { acsClientArguments, acsClientOptions, acsFailure, observeTries, sendBudgetMs, type AcsPipelineSettings } from './acs-pipeline';
+import { acsClientArguments, acsClientOptions, acsFailure, observeTries, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
 import type { DeliveryOutcome, SmsProvider } from './delivery';
-import { httpStatusCode, isTransientStatus } from './provider-http';
+import { httpStatusCode, isTransientStatus, shutdownOutcome } from './provider-http';
 
 /**
  * SMS through Azure Communication Services with its official SDK (`@azure/communication-sms`),
@@ -37,6 +37,7 @@ export function createAcsSmsProvider(options: AcsSmsProviderOptions): SmsProvide
 
   return {
     async send(message, observer) {
+      if (options.shutdown?.stopping.aborted) return shutdownOutcome();
       try {
         const results = await observeTries(observer, () =>
           smsClient().send(
@@ -44,12 +45,14 @@ export function createAcsSmsProvider(options: AcsSmsProviderOptions): SmsProvide
             {
               enableDeliveryReport: true,
               ...(message.tag ? { tag: message.tag } : {}),
-              abortSignal: AbortSignal.timeout(sendBudgetMs(options)),
+              abortSignal: sendAbortSignal(options),
             },
           ),
         );
         return recipientOutcome(results[0]);
       } catch (error) {
+        // Cut off at the deadline: ACS may have taken it, and nothing tells; the row is released.
+        if (options.shutdown?.deadline.aborted) return shutdownOutcome();
         return acsFailure(error);
       }
     },

@@ -1,5 +1,6 @@
 import type { Config } from '../../config';
 import type { DatabaseProvider } from '../../db/lazy-database';
+import type { ShutdownSignals } from '../../lifecycle/shutdown';
 import type { Logger } from '../../logging/logger';
 import type { Clock } from '../../ports/clock';
 import type { Random } from '../../ports/random';
@@ -48,6 +49,8 @@ export interface CreateDeliveryProvidersOptions {
   retry?: RetryPolicy;
   /** Tests: extra SDK client options (a fake's certificate) or a credential for the identity path. */
   acs?: Pick<AcsPipelineSettings, 'clientOptions' | 'credential'>;
+  /** The process's shutdown: the remote providers start nothing once it is stopping and abort at its deadline. */
+  shutdown?: ShutdownSignals;
 }
 
 /**
@@ -60,6 +63,7 @@ export function createDeliveryProviders(options: CreateDeliveryProvidersOptions)
   const shared = {
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.shutdown ? { shutdown: options.shutdown } : {}),
     clock: options.clock,
   };
   const outbox = (channel: Channel) => {
@@ -77,6 +81,7 @@ export function createDeliveryProviders(options: CreateDeliveryProvidersOptions)
     retry: options.retry ?? DEFAULT_RETRY_POLICY,
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
     ...(acs?.kind === 'identity' ? { credential: managedIdentity(acs.clientId) } : {}),
+    ...(options.shutdown ? { shutdown: options.shutdown } : {}),
     ...options.acs,
   };
   const sms = acs && acsSmsFrom ? createAcsSmsProvider({ access: acs, from: acsSmsFrom, ...pipeline }) : outbox('sms').sms;

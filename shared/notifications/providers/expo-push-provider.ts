@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import type { ShutdownSignals } from '../../lifecycle/shutdown';
 import { systemClock, type Clock } from '../../ports/clock';
 import { MAX_TICKET_ID_LENGTH } from '../push-tickets';
 import type { DeliveryOutcome, PushMessage, PushProvider } from './delivery';
@@ -10,6 +11,7 @@ import {
   parseJson,
   safeLabel,
   sendHttpRequest,
+  shutdownOutcome,
   type Fetch,
   type ProviderError,
 } from './provider-http';
@@ -55,6 +57,8 @@ export interface ExpoPushProviderOptions {
   fetch?: Fetch;
   requestTimeoutMs?: number;
   clock?: Clock;
+  /** The process's shutdown: no request starts once it is stopping; requests in flight end at its deadline. */
+  shutdown?: ShutdownSignals;
 }
 
 export interface ExpoPushProvider extends PushProvider {
@@ -89,11 +93,12 @@ export function createExpoPushProvider(options: ExpoPushProviderOptions): ExpoPu
       body = new Uint8Array(await gzipAsync(json));
       headers['content-encoding'] = 'gzip';
     }
-    return sendHttpRequest(fetchFn, `${baseUrl}${path}`, { method: 'POST', headers, body }, timeoutMs);
+    return sendHttpRequest(fetchFn, `${baseUrl}${path}`, { method: 'POST', headers, body }, timeoutMs, options.shutdown?.deadline);
   };
 
   /** The body's `data`, or the `provider_error` that stands for the whole request. */
   const readData = async (path: string, payload: unknown): Promise<{ data: unknown } | { failure: ProviderError }> => {
+    if (options.shutdown?.stopping.aborted) return { failure: shutdownOutcome() };
     const attempt = await post(path, payload);
     if (!attempt.ok) return { failure: attempt.outcome };
     const body = asRecord(parseJson(attempt.answer.text));

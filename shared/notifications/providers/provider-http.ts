@@ -21,22 +21,40 @@ export type HttpAttempt = { ok: true; answer: HttpAnswer } | { ok: false; outcom
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
+/** The `code` of a provider call refused, or cut short, because the instance is shutting down. */
+export const SHUTDOWN_CODE = 'shutdown';
+
+/**
+ * The outcome of a call the shutdown refused or aborted: transient, and never retried inside the
+ * invocation (a `Retry-After` longer than any in-invocation wait), so the row is released for the
+ * redelivered message. An aborted call may still have reached the provider: the redelivery relies
+ * on the provider's idempotency where it has one (ACS e-mail: the row's operation id).
+ */
+export function shutdownOutcome(): ProviderError {
+  return { result: 'provider_error', code: SHUTDOWN_CODE, transient: true, retryAfterMs: Number.POSITIVE_INFINITY };
+}
+
 /**
  * Makes one request and reads the whole answer. A network failure or a missed deadline is not
  * thrown but returned as a transient `provider_error` (`network_error`, `timeout`): the provider
  * may be back a moment later.
+ * @param abortSignal the shutdown deadline: aborts the request and its answer's reading
+ *   (`shutdownOutcome`).
  */
 export async function sendHttpRequest(
   fetchFn: Fetch,
   url: string,
   init: RequestInit,
   timeoutMs: number,
+  abortSignal?: AbortSignal,
 ): Promise<HttpAttempt> {
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await fetchFn(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetchFn(url, { ...init, signal: abortSignal ? AbortSignal.any([timeout, abortSignal]) : timeout });
     const text = await response.text();
     return { ok: true, answer: { status: response.status, headers: response.headers, text } };
   } catch (error) {
+    if (abortSignal?.aborted) return { ok: false, outcome: shutdownOutcome() };
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     return { ok: false, outcome: { result: 'provider_error', code: timedOut ? 'timeout' : 'network_error', transient: true } };
   }

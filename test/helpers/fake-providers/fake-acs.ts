@@ -35,7 +35,12 @@ export type AcsEmailBehaviour =
   /** The send request answers this status. */
   | { httpStatus: number; retryAfterSeconds?: number }
   /** Accepted, then the connection drops before the answer. */
-  | 'lost_answer';
+  | 'lost_answer'
+  /**
+   * No answer at all, and nothing sent: the request is held open until the client gives up (or
+   * `releaseHung`, `reset`, `close`), as a provider that hangs. A later repeat of it is a new send.
+   */
+  | 'hang';
 
 export interface FakeAcsOptions {
   /** Milliseconds before each answer (the benchmark's provider latency). */
@@ -90,7 +95,13 @@ export interface FakeAcs {
     bearer: number;
     /** Requests answered from the repeatability ledger (nothing sent again). */
     repeats: number;
+    /** E-mail sends held open by a `hang` script (counted in `emailSend` too). */
+    emailHung: number;
   };
+  /** E-mail sends held open right now (`hang`). */
+  readonly hanging: number;
+  /** Ends every held request by dropping its connection (nothing was sent). */
+  releaseHung(): void;
   setDelay(ms: number): void;
   /** Forgets scripts, records and counts, and restores the start-up delay. */
   reset(): void;
@@ -121,7 +132,21 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
   const operations = new Map<string, Operation>();
   const smsRepeats = new RepeatabilityLedger<Record<string, unknown>>();
   const emailRepeats = new RepeatabilityLedger<FakeResponse>();
-  const requests = { sms: 0, emailSend: 0, emailStatus: 0, rejectedSignatures: 0, bearer: 0, repeats: 0 };
+  const requests = { sms: 0, emailSend: 0, emailStatus: 0, rejectedSignatures: 0, bearer: 0, repeats: 0, emailHung: 0 };
+  const hung = new Set<() => void>();
+  const releaseHung = (): void => {
+    for (const release of [...hung]) release();
+  };
+  const hang = (): Promise<FakeResponse> => {
+    requests.emailHung += 1;
+    return new Promise((resolve) => {
+      const release = (): void => {
+        hung.delete(release);
+        resolve({ status: 503, destroy: true });
+      };
+      hung.add(release);
+    });
+  };
   let origin = '';
 
   const error = (status: number, code: string, message: string, headers?: Record<string, string>): FakeResponse => ({
@@ -263,7 +288,7 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
     return acsSignatureProblem(request, accessKey) === undefined;
   };
 
-  const handle = (request: FakeRequest): FakeResponse => {
+  const handle = (request: FakeRequest): FakeResponse | Promise<FakeResponse> => {
     if (!authenticated(request)) {
       requests.rejectedSignatures += 1;
       return error(401, 'Denied', 'Denied by the resource provider.');
@@ -274,7 +299,16 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
     const json = (): Record<string, unknown> => JSON.parse(bodyText || '{}') as Record<string, unknown>;
     const unsupported = () => error(400, 'UnsupportedApiVersion', 'Unsupported api-version.');
     if (request.method === 'POST' && url.pathname === '/sms') return SMS_API_VERSIONS.has(apiVersion) ? sendSms(json(), bodyText) : unsupported();
-    if (request.method === 'POST' && url.pathname === '/emails:send') return EMAIL_API_VERSIONS.has(apiVersion) ? sendEmail(request, json()) : unsupported();
+    if (request.method === 'POST' && url.pathname === '/emails:send') {
+      if (!EMAIL_API_VERSIONS.has(apiVersion)) return unsupported();
+      const body = json();
+      const to = (body.recipients as { to?: { address?: unknown }[] } | undefined)?.to?.[0]?.address;
+      if (typeof to === 'string' && emailScripts.peek(to) === 'hang') {
+        requests.emailSend += 1;
+        return hang();
+      }
+      return sendEmail(request, body);
+    }
     const statusPath = /^\/emails\/operations\/([^/]+)$/.exec(url.pathname);
     if (request.method === 'GET' && statusPath) {
       return EMAIL_API_VERSIONS.has(apiVersion) ? emailStatus(decodeURIComponent(statusPath[1] ?? '')) : unsupported();
@@ -295,6 +329,10 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
     smsTo: (phone) => smsDeliveries.filter((delivery) => delivery.to === phone),
     emailsTo: (address) => emailDeliveries.filter((delivery) => delivery.to === address),
     requests,
+    get hanging() {
+      return hung.size;
+    },
+    releaseHung,
     setDelay: (ms) => {
       delayMs = ms;
     },
@@ -307,9 +345,13 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
       operations.clear();
       smsRepeats.clear();
       emailRepeats.clear();
-      Object.assign(requests, { sms: 0, emailSend: 0, emailStatus: 0, rejectedSignatures: 0, bearer: 0, repeats: 0 });
+      releaseHung();
+      Object.assign(requests, { sms: 0, emailSend: 0, emailStatus: 0, rejectedSignatures: 0, bearer: 0, repeats: 0, emailHung: 0 });
     },
-    close: server.close,
+    close: async () => {
+      releaseHung();
+      await server.close();
+    },
   };
 }
 

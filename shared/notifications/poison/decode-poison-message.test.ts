@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { encodeFanoutMessage } from '../fanout-message';
+import { decodePoisonMessage } from './decode-poison-message';
+
+const ID = '6f1c2d3e-4b5a-4c6d-8e7f-8091a2b3c4d5';
+
+describe('decodePoisonMessage', () => {
+  it('reads the base64 JSON the host moved, first and batch messages alike', () => {
+    const batch = { announcementId: ID, batch: { afterUserId: '', throughUserId: 'b', size: 2 } };
+    expect(decodePoisonMessage(encodeFanoutMessage({ announcementId: ID }))).toEqual({ ok: true, message: { announcementId: ID } });
+    expect(decodePoisonMessage(encodeFanoutMessage(batch))).toEqual({ ok: true, message: batch });
+  });
+
+  it('reads plain JSON put there by hand', () => {
+    expect(decodePoisonMessage(` {"announcementId":"${ID}"} `)).toEqual({ ok: true, message: { announcementId: ID } });
+  });
+
+  it('refuses what the fan-out would refuse, naming no part of it', () => {
+    const refused = ['', 'not json at all', 'bm90IGpzb24=', Buffer.from('{"announcementId":"x"}').toString('base64'), `{"announcementId":"${ID}","extra":1}`, '[]'];
+    for (const text of refused) expect(decodePoisonMessage(text), text).toEqual({ ok: false, reason: 'invalid_fanout_message' });
+  });
+});
