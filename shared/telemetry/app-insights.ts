@@ -25,7 +25,8 @@
  */
 import { TelemetryClient, type AzureMonitorOpenTelemetryOptions } from 'applicationinsights';
 import { currentLogContext } from '../logging/log-context';
-import { errorFields, type Logger } from '../logging/logger';
+import type { Logger } from '../logging/logger';
+import { guardedCalls } from './guarded-call';
 import { scrubSecrets } from '../logging/scrub';
 import { assertAppInsightsConnectionString } from './app-insights-connection';
 import { flushWithin } from './flush-within';
@@ -61,14 +62,7 @@ export function createAppInsightsTelemetry(options: AppInsightsTelemetryOptions)
   const client = createIsolatedClient(options.connectionString);
   const flushTimeoutMs = options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS;
 
-  // A telemetry failure must never fail the request that tracked it.
-  const guarded = (what: string, track: () => void): void => {
-    try {
-      track();
-    } catch (error) {
-      options.logger.warn({ telemetryCall: what, errorType: errorFields(error).errorType }, 'telemetry call failed');
-    }
-  };
+  const guarded = guardedCalls(options.logger);
 
   return {
     trackEvent(name, properties) {

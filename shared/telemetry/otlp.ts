@@ -16,7 +16,8 @@
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
-import { errorFields, type Logger } from '../logging/logger';
+import type { Logger } from '../logging/logger';
+import { guardedCalls } from './guarded-call';
 import { scrubSecrets } from '../logging/scrub';
 import { flushWithin } from './flush-within';
 import { otlpSignalUrls } from './otlp-endpoint';
@@ -61,14 +62,7 @@ export function createOtlpTelemetry(options: OtlpTelemetryOptions): Telemetry {
   const metrics = metricRecorder(providers.meterProvider.getMeter(INSTRUMENTATION_SCOPE));
   const tracer = providers.tracerProvider.getTracer(INSTRUMENTATION_SCOPE);
 
-  // A telemetry failure must never fail the request that tracked it.
-  const guarded = (what: string, track: () => void): void => {
-    try {
-      track();
-    } catch (error) {
-      options.logger.warn({ telemetryCall: what, errorType: errorFields(error).errorType }, 'telemetry call failed');
-    }
-  };
+  const guarded = guardedCalls(options.logger);
 
   return {
     trackEvent(name, properties) {
