@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonRowsSource, limitClause } from './dialect';
+import { jsonRowsCte, jsonRowsSource, limitClause } from './dialect';
 
 describe('limitClause', () => {
   it('spells paging per engine', () => {
@@ -32,5 +32,19 @@ describe('jsonRowsSource', () => {
     expect(() => jsonRowsSource('sqlite', "'[]'" as '@x', columns)).toThrow(/placeholder/);
     expect(() => jsonRowsSource('mssql', '@rows', [{ name: "a') --", type: { text: 1 } }])).toThrow(/bad column/);
     expect(() => jsonRowsSource('mssql', '@rows', [{ name: 'a', type: { text: 0 } }])).toThrow(/bad column/);
+  });
+});
+
+describe('jsonRowsCte', () => {
+  const columns = [{ name: 'userId', type: { text: 64 } }];
+
+  it('names the JSON rows once per statement, materialized on SQLite so they are read once', () => {
+    expect(jsonRowsCte('mssql', 'j', '@rows', columns)).toBe(
+      "WITH j AS (SELECT userId FROM OPENJSON(@rows) WITH (userId nvarchar(64) '$.userId') AS rows_)",
+    );
+    expect(jsonRowsCte('sqlite', 'j', '@rows', columns)).toBe(
+      "WITH j AS MATERIALIZED (SELECT userId FROM (SELECT json_extract(value, '$.userId') AS userId FROM json_each(@rows)) AS rows_)",
+    );
+    expect(() => jsonRowsCte('sqlite', 'j; DROP', '@rows', columns)).toThrow(/bad name/);
   });
 });

@@ -60,3 +60,15 @@ export function jsonRowsSource(dialect: Dialect, json: Placeholder, columns: rea
       return `OPENJSON(${json}) WITH (${columns.map((c) => `${c.name} nvarchar(${c.type.text}) '$.${c.name}'`).join(', ')})`;
   }
 }
+
+/**
+ * A common table expression `name` over a JSON array of objects (see `jsonRowsSource`), to start a
+ * statement with: `${jsonRowsCte(...)} UPDATE … WHERE key IN (SELECT j.key FROM j)`. On SQLite it is
+ * MATERIALIZED, so the rows are read from the JSON once, not once per row the statement looks at.
+ */
+export function jsonRowsCte(dialect: Dialect, name: string, json: Placeholder, columns: readonly JsonRowColumn[]): string {
+  if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw new Error(`jsonRowsCte: bad name ${JSON.stringify(name)}`);
+  const select = `SELECT ${columns.map((c) => c.name).join(', ')} FROM ${jsonRowsSource(dialect, json, columns)} AS rows_`;
+  const spelling: Record<Dialect, string> = { sqlite: `WITH ${name} AS MATERIALIZED (${select})`, mssql: `WITH ${name} AS (${select})` };
+  return spelling[dialect];
+}

@@ -1,5 +1,5 @@
 import type { Database, Dialect, SqlExecutor } from '../db/database';
-import { jsonRowsSource, limitClause } from '../db/dialect';
+import { jsonRowsCte, limitClause } from '../db/dialect';
 import { UniqueViolationError } from '../db/database-errors';
 import type { Channel } from './providers/delivery';
 
@@ -177,14 +177,14 @@ export async function finishDeliveries(
   now: string,
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const source = jsonRowsSource(dialect, '@rows', FINISHED_COLUMNS);
-  const of = (column: string) => `(SELECT j.${column} FROM ${source} AS j WHERE j.userId = NotificationDeliveries.userId)`;
+  const of = (column: string) => `(SELECT j.${column} FROM j WHERE j.userId = NotificationDeliveries.userId)`;
   return db.execute(
-    `UPDATE NotificationDeliveries
+    `${jsonRowsCte(dialect, 'j', '@rows', FINISHED_COLUMNS)}
+     UPDATE NotificationDeliveries
      SET result = ${of('result')}, providerCode = ${of('providerCode')},
          providerMessageId = COALESCE(${of('providerMessageId')}, providerMessageId), claimedUntil = NULL, updatedAt = @now
      WHERE announcementId = @announcementId AND channel = @channel AND result = 'pending'
-       AND userId IN (SELECT j.userId FROM ${source} AS j)`,
+       AND userId IN (SELECT j.userId FROM j)`,
     {
       announcementId,
       channel,
@@ -201,10 +201,7 @@ export async function finishDeliveries(
   );
 }
 
-const LEASED_COLUMNS = [
-  { name: 'userId', type: { text: 64 } },
-  { name: 'channel', type: { text: 16 } },
-] as const;
+const LEASED_COLUMNS = [{ name: 'userId', type: { text: 64 } }] as const;
 
 /**
  * Extends the lease of rows this invocation still holds (those still `pending` under the lease it
@@ -222,12 +219,15 @@ export async function renewDeliveryLeases(
   now: string,
 ): Promise<number> {
   if (keys.length === 0) return 0;
-  const source = jsonRowsSource(dialect, '@keys', LEASED_COLUMNS);
+  // By user only: a row of the user still `pending` under exactly the lease this invocation set is
+  // one it holds (a released row's lease ended, a finished row is no longer pending).
+  const users = [...new Set(keys.map((key) => key.userId))].map((userId) => ({ userId }));
   return db.execute(
-    `UPDATE NotificationDeliveries SET claimedUntil = @leaseUntil, updatedAt = @now
+    `${jsonRowsCte(dialect, 'j', '@keys', LEASED_COLUMNS)}
+     UPDATE NotificationDeliveries SET claimedUntil = @leaseUntil, updatedAt = @now
      WHERE announcementId = @announcementId AND result = 'pending' AND claimedUntil = @heldUntil
-       AND EXISTS (SELECT 1 FROM ${source} AS j WHERE j.userId = NotificationDeliveries.userId AND j.channel = NotificationDeliveries.channel)`,
-    { announcementId, heldUntil, leaseUntil, now, keys: JSON.stringify(keys.map(({ userId, channel }) => ({ userId, channel }))) },
+       AND userId IN (SELECT j.userId FROM j)`,
+    { announcementId, heldUntil, leaseUntil, now, keys: JSON.stringify(users) },
   );
 }
 

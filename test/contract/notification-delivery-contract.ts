@@ -145,7 +145,7 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
         ]);
       });
 
-      it('renews in one statement the leases an invocation still holds, and no other row', async () => {
+      it('renews in one statement the leases an invocation still holds (its users\' rows under its lease), and no other row', async () => {
         const db = database();
         await seed(db);
         const push: DeliveryKey = { announcementId: ANNOUNCEMENT, userId: USER, channel: 'push' };
@@ -157,14 +157,15 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
         await finishDelivery(db, finished, { result: 'success' }, isoAfter(NOW, 6));
         const renewedAt = isoAfter(NOW, 20_000);
         const longer = isoAfter(LEASE, 20_000);
+        // By user: USER's e-mail row is under the same lease, so it is this invocation's too.
         const renewed = await renewDeliveryLeases(db, db.dialect, ANNOUNCEMENT, [push, released, finished], LEASE, longer, renewedAt);
-        expect(renewed).toBe(1);
-        // A lease someone else set since (not `heldUntil`) is theirs: nothing changes.
-        expect(await renewDeliveryLeases(db, db.dialect, ANNOUNCEMENT, [email], isoAfter(LEASE, 1), longer, renewedAt)).toBe(0);
+        expect(renewed).toBe(2);
+        // A lease someone else set (not `heldUntil`) is theirs: nothing changes.
+        expect(await renewDeliveryLeases(db, db.dialect, ANNOUNCEMENT, [email], isoAfter(LEASE, 1), isoAfter(longer, 1), renewedAt)).toBe(0);
         expect(await renewDeliveryLeases(db, db.dialect, ANNOUNCEMENT, [], LEASE, longer, renewedAt)).toBe(0);
         const rows = new Map((await deliveriesOf(db, ANNOUNCEMENT)).map((row) => [`${row.userId}/${row.channel}`, row]));
         expect(rows.get(`${USER}/push`)).toMatchObject({ result: 'pending', claimedUntil: longer, updatedAt: renewedAt });
-        expect(rows.get(`${USER}/email`)).toMatchObject({ result: 'pending', claimedUntil: LEASE });
+        expect(rows.get(`${USER}/email`)).toMatchObject({ result: 'pending', claimedUntil: longer });
         expect(rows.get(`${OTHER_USER}/push`)).toMatchObject({ result: 'pending', claimedUntil: isoAfter(NOW, 5) });
         expect(rows.get(`${OTHER_USER}/email`)).toMatchObject({ result: 'success', claimedUntil: null });
       });

@@ -64,7 +64,8 @@ function toSqlite(sql: string): string {
   return sql.replace(FETCH_CLAUSE, 'LIMIT $2 OFFSET $1').replace(OPENJSON_SOURCE, toSqliteJsonSource);
 }
 
-const RETURNS_ROWS = /^\s*(SELECT|WITH)\b/i;
+/** A SELECT, or a WITH whose main statement is a SELECT (not `WITH … ) UPDATE|INSERT|DELETE|MERGE`). */
+const RETURNS_ROWS = /^\s*(SELECT\b|WITH\b(?![\s\S]*\)\s*(UPDATE|INSERT|DELETE|MERGE)\b))/i;
 
 const noRows = (): mssql.IResult<Record<string, unknown>> =>
   ({ recordset: [], recordsets: [[]], rowsAffected: [0], output: {} }) as unknown as mssql.IResult<Record<string, unknown>>;
