@@ -60,16 +60,14 @@ async function deliverTrackedBatch(deps: FanoutDeps, announcement: AnnouncementC
     await ctx.flush();
     if (failure) throw failure.reason;
     // Rows skipped because the instance is stopping are still held: give them back now.
-    if (ctx.stopping) {
-      await heartbeat?.stop();
-      await ctx.releaseAll();
-    }
+    if (ctx.stopping) await ctx.releaseAll();
   } catch (error) {
-    await heartbeat?.stop();
     await ctx.flush().catch(() => undefined);
     await ctx.releaseAll();
     throw error;
   } finally {
+    // Stopped last: a renewal racing a release cannot take the row back, it only renews rows still
+    // under the lease this batch set, and a released row's lease has ended.
     await heartbeat?.stop();
   }
   const summary = {
