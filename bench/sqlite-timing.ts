@@ -15,9 +15,21 @@ export interface SqliteTime {
   top: StatementTime[];
 }
 
-const label = (sql: string): string => {
+const firstWords = (sql: string): string => {
   const words = sql.replace(/\s+/g, ' ').trim().split(' ');
   return words.slice(0, 6).join(' ') + (words.length > 6 ? ' …' : '');
+};
+
+/** The statement's first words; after a leading `WITH name AS (…)`, the main statement's, so two statements on the same rows tell apart. */
+const label = (sql: string): string => {
+  const text = sql.trim();
+  if (!/^WITH\b/i.test(text)) return firstWords(text);
+  let depth = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    if (text[index] === '(') depth += 1;
+    else if (text[index] === ')' && --depth === 0) return `WITH … ${firstWords(text.slice(index + 1))}`;
+  }
+  return firstWords(text);
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { ConcurrencyLimit } from '../concurrency/concurrency-limit';
 import type { Database } from '../db/database';
-import { claimDeliveries, finishDelivery, releaseDelivery, type DeliveryKey, type DeliveryResult } from './delivery-ledger';
+import { claimDeliveries, finishDeliveries, releaseDelivery, type DeliveryKey, type DeliveryResult, type FinishedDelivery } from './delivery-ledger';
 import { reportAttempt, type AttemptResult, type DeliveryFacts } from './delivery-report';
 import { emailOperationId } from './email-operation-id';
 import type { FanoutDeps } from './fanout-deps';
@@ -39,7 +39,7 @@ export class DeliveryContext {
   readonly tally: BatchTally = { push: {}, sms: {}, email: {} };
   private readonly open = new Map<string, DeliveryKey>();
   private leaseUntil = '';
-  private unwritten: { key: DeliveryKey; outcome: ProviderResult; at: string }[] = [];
+  private unwritten: { key: DeliveryKey; outcome: ProviderResult }[] = [];
   private writing: Promise<void> = Promise.resolve();
   private writeError: unknown;
   private timer: NodeJS.Timeout | undefined;
@@ -95,7 +95,7 @@ export class DeliveryContext {
    * event unless `event: false`).
    */
   async finish(key: DeliveryKey, outcome: ProviderResult, facts: DeliveryFacts, tries: number, options: { event?: boolean } = {}): Promise<void> {
-    this.unwritten.push({ key, outcome, at: this.now().toISOString() });
+    this.unwritten.push({ key, outcome });
     if (this.unwritten.length >= GROUP_COMMIT_ROWS) this.writeUnwritten();
     else this.timer ??= setTimeout(() => this.writeUnwritten(), GROUP_COMMIT_MS);
     this.settled(key, outcome.result);
@@ -118,10 +118,18 @@ export class DeliveryContext {
     const rows = this.unwritten;
     if (rows.length === 0) return;
     this.unwritten = [];
+    // One statement per channel, not per row: on SQL Server each statement is a round trip.
+    const byChannel = new Map<Channel, FinishedDelivery[]>();
+    for (const { key, outcome } of rows) {
+      const finished = byChannel.get(key.channel) ?? [];
+      finished.push({ userId: key.userId, ...outcome });
+      byChannel.set(key.channel, finished);
+    }
     this.writing = this.writing.then(() =>
       this.db
         .transaction(async (tx) => {
-          for (const row of rows) await finishDelivery(tx, row.key, row.outcome, row.at);
+          const now = this.now().toISOString();
+          for (const [channel, finished] of byChannel) await finishDeliveries(tx, this.db.dialect, this.announcement.id, channel, finished, now);
         })
         .catch((error: unknown) => {
           this.writeError ??= error;

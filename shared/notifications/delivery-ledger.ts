@@ -1,6 +1,5 @@
 import type { Database, Dialect, SqlExecutor } from '../db/database';
 import { jsonRowsCte, limitClause } from '../db/dialect';
-import { UniqueViolationError } from '../db/database-errors';
 import type { Channel } from './providers/delivery';
 
 /**
@@ -60,49 +59,64 @@ export interface DeliveryRow extends DeliveryKey {
 const KEY = 'announcementId = @announcementId AND userId = @userId AND channel = @channel';
 
 /**
- * Claims the row of `key` for sending until `leaseUntil`.
+ * Claims the row of `key` for sending until `leaseUntil` (`claimDeliveries` for one key).
  * @param plannedMessageId the provider id the send will use when the sender chooses it (an e-mail's
  *   operation id): written with the row, so a delivery report that overtakes the send's answer
  *   still finds its row.
  * @returns `claimed`: send it; `done`: it has a result, skip it; `busy`: another invocation holds it.
  */
-export async function claimDelivery(
-  db: SqlExecutor,
-  key: DeliveryKey,
-  now: string,
-  leaseUntil: string,
-  plannedMessageId?: string,
-): Promise<Claim> {
-  const { announcementId, userId, channel } = key;
-  try {
-    await db.execute(
-      `INSERT INTO NotificationDeliveries
-         (announcementId, userId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, createdAt, updatedAt)
-       VALUES (@announcementId, @userId, @channel, 'pending', 1, NULL, @plannedMessageId, @leaseUntil, @now, @now)`,
-      { announcementId, userId, channel, leaseUntil, now, plannedMessageId: plannedMessageId ?? null },
-    );
-    return 'claimed';
-  } catch (error) {
-    if (!(error instanceof UniqueViolationError)) throw error;
+export async function claimDelivery(db: Database, key: DeliveryKey, now: string, leaseUntil: string, plannedMessageId?: string): Promise<Claim> {
+  const [claim] = await claimDeliveries(db, [plannedMessageId === undefined ? key : { ...key, plannedMessageId }], now, leaseUntil);
+  return claim as Claim;
+}
+
+/** The JSON fields `claimDeliveries` reads: a row's user, channel and the provider id planned for it. */
+const CLAIMED_COLUMNS = [
+  { name: 'userId', type: { text: 64 } },
+  { name: 'channel', type: { text: 16 } },
+  { name: 'plannedMessageId', type: { text: 128 } },
+] as const;
+
+const IN_ROWS = 'EXISTS (SELECT 1 FROM j WHERE j.userId = NotificationDeliveries.userId AND j.channel = NotificationDeliveries.channel)';
+
+/**
+ * The claim's two writes, per dialect: each returns the keys it changed (SQLite `RETURNING`, SQL
+ * Server `OUTPUT`), so the caller knows exactly which rows it holds, even if another invocation
+ * set the same lease time in the same millisecond.
+ */
+function claimStatements(dialect: Dialect): { reclaim: string; insert: string } {
+  const rows = jsonRowsCte(dialect, 'j', '@rows', CLAIMED_COLUMNS);
+  // A pending row whose lease ran out (a crash, or a release) is claimed again, and `attempts` counts it.
+  const reclaimWhere = `WHERE announcementId = @announcementId AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now) AND ${IN_ROWS}`;
+  const insertColumns = '(announcementId, userId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, createdAt, updatedAt)';
+  const insertValues = `SELECT @announcementId, j.userId, j.channel, 'pending', 1, NULL, j.plannedMessageId, @leaseUntil, @now, @now FROM j`;
+  const absent = (hint: string) =>
+    `WHERE NOT EXISTS (SELECT 1 FROM NotificationDeliveries d${hint} WHERE d.announcementId = @announcementId AND d.userId = j.userId AND d.channel = j.channel)`;
+  const set = 'SET attempts = attempts + 1, claimedUntil = @leaseUntil, updatedAt = @now';
+  switch (dialect) {
+    case 'sqlite':
+      // BEGIN IMMEDIATE already serializes writers: no other claim runs between the check and the insert.
+      return {
+        reclaim: `${rows} UPDATE NotificationDeliveries ${set} ${reclaimWhere} RETURNING userId, channel`,
+        insert: `${rows} INSERT INTO NotificationDeliveries ${insertColumns} ${insertValues} ${absent('')} RETURNING userId, channel`,
+      };
+    case 'mssql':
+      // Under snapshot isolation two claims could both see the row absent; UPDLOCK with HOLDLOCK locks
+      // the key range, so the second waits and then sees the first's row (busy) instead of failing
+      // on the primary key.
+      return {
+        reclaim: `${rows} UPDATE NotificationDeliveries ${set} OUTPUT inserted.userId, inserted.channel ${reclaimWhere}`,
+        insert: `${rows} INSERT INTO NotificationDeliveries ${insertColumns} OUTPUT inserted.userId, inserted.channel ${insertValues} ${absent(' WITH (UPDLOCK, HOLDLOCK)')}`,
+      };
   }
-  // One conditional statement: of two invocations reclaiming at once, exactly one changes the row.
-  const reclaimed = await db.execute(
-    `UPDATE NotificationDeliveries SET attempts = attempts + 1, claimedUntil = @leaseUntil, updatedAt = @now
-     WHERE ${KEY} AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now)`,
-    { announcementId, userId, channel, leaseUntil, now },
-  );
-  if (reclaimed === 1) return 'claimed';
-  const [row] = await db.query<{ result: string }>(`SELECT result FROM NotificationDeliveries WHERE ${KEY}`, {
-    announcementId,
-    userId,
-    channel,
-  });
-  return row?.result === 'pending' ? 'busy' : 'done';
 }
 
 /**
- * Claims many rows in one transaction (one commit instead of one per row): how a batch claims its
- * recipients' rows before it starts sending.
+ * Claims the rows of `keys` (one announcement's) for sending until `leaseUntil`, in one transaction
+ * of two or three statements whatever their number (a batch's 500 rows once took 500 round trips):
+ * - a row not there yet is inserted as `pending` under the lease (with its planned provider id);
+ * - a `pending` row whose lease ran out is claimed again, and `attempts` counts the claims;
+ * - a row with a final result is `done`; a `pending` row under another invocation's live lease is `busy`.
  * @returns the claim of each key, in order.
  */
 export async function claimDeliveries(
@@ -111,12 +125,36 @@ export async function claimDeliveries(
   now: string,
   leaseUntil: string,
 ): Promise<Claim[]> {
-  if (keys.length === 0) return [];
+  const first = keys[0];
+  if (!first) return [];
+  const { announcementId } = first;
+  if (keys.some((key) => key.announcementId !== announcementId)) throw new Error('claimDeliveries takes the rows of one announcement');
+  const idOf = (row: { userId: string; channel: string }) => `${row.userId}/${row.channel}`;
+  // Each row once: a key given twice would be inserted twice and fail on the primary key.
+  const unique = new Map(keys.map((key) => [idOf(key), { userId: key.userId, channel: key.channel, plannedMessageId: key.plannedMessageId ?? null }]));
+  const rows = JSON.stringify([...unique.values()]);
+  const params = { announcementId, now, leaseUntil, rows };
+  const statements = claimStatements(db.dialect);
   return db.transaction(async (tx) => {
-    const claims: Claim[] = [];
-    // A unique violation ends only its statement, not the transaction (SQLite, and SQL Server without XACT_ABORT).
-    for (const key of keys) claims.push(await claimDelivery(tx, key, now, leaseUntil, key.plannedMessageId));
-    return claims;
+    const held = new Set<string>();
+    for (const row of await tx.query<{ userId: string; channel: string }>(statements.reclaim, params)) held.add(idOf(row));
+    for (const row of await tx.query<{ userId: string; channel: string }>(statements.insert, params)) held.add(idOf(row));
+    const others = new Map<string, string>();
+    if (held.size < unique.size) {
+      const found = await tx.query<{ userId: string; channel: string; result: string }>(
+        `${jsonRowsCte(db.dialect, 'j', '@rows', CLAIMED_COLUMNS)}
+         SELECT userId, channel, result FROM NotificationDeliveries WHERE announcementId = @announcementId AND ${IN_ROWS}`,
+        { announcementId, rows },
+      );
+      for (const row of found) others.set(idOf(row), row.result);
+    }
+    return keys.map((key): Claim => {
+      // Claimed once: a key given again is held by its first copy.
+      if (held.delete(idOf(key))) return 'claimed';
+      const result = others.get(idOf(key));
+      // A row neither held nor found cannot be skipped as done: it stays owed to a later attempt.
+      return result === undefined || result === 'pending' ? 'busy' : 'done';
+    });
   });
 }
 
@@ -177,14 +215,16 @@ export async function finishDeliveries(
   now: string,
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const of = (column: string) => `(SELECT j.${column} FROM j WHERE j.userId = NotificationDeliveries.userId)`;
+  // A join, not a subquery per column: each row of the update finds its result once.
+  const set = `SET result = j.result, providerCode = j.providerCode,
+         providerMessageId = COALESCE(j.providerMessageId, d.providerMessageId), claimedUntil = NULL, updatedAt = @now`;
+  const which = "d.announcementId = @announcementId AND d.channel = @channel AND d.result = 'pending'";
+  const update: Record<Dialect, string> = {
+    sqlite: `UPDATE NotificationDeliveries AS d ${set} FROM j WHERE j.userId = d.userId AND ${which}`,
+    mssql: `UPDATE d ${set} FROM NotificationDeliveries AS d JOIN j ON j.userId = d.userId WHERE ${which}`,
+  };
   return db.execute(
-    `${jsonRowsCte(dialect, 'j', '@rows', FINISHED_COLUMNS)}
-     UPDATE NotificationDeliveries
-     SET result = ${of('result')}, providerCode = ${of('providerCode')},
-         providerMessageId = COALESCE(${of('providerMessageId')}, providerMessageId), claimedUntil = NULL, updatedAt = @now
-     WHERE announcementId = @announcementId AND channel = @channel AND result = 'pending'
-       AND userId IN (SELECT j.userId FROM j)`,
+    `${jsonRowsCte(dialect, 'j', '@rows', FINISHED_COLUMNS)} ${update[dialect]}`,
     {
       announcementId,
       channel,

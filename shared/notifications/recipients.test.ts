@@ -102,3 +102,29 @@ describe('recipient selection', () => {
     expect(await recipientIdsAfter(db, ALL, users[2] as string, 3)).toEqual(users.slice(3, 6));
   });
 });
+
+describe('audience paging', () => {
+  it('reads each page in user-id order from an index, without sorting the whole audience again', async () => {
+    const statements: { sql: string; params: unknown }[] = [];
+    const recording: Database = {
+      ...db,
+      dialect: db.dialect,
+      query: async (sql, params) => {
+        statements.push({ sql, params });
+        return db.query(sql, params);
+      },
+    };
+    await addAdult(db, { email: 'a@example.test' });
+    await recipientIdsAfter(recording, ALL, FIRST_USER_ID, 10);
+    await recipientsAfter(recording, ALL, FIRST_USER_ID, 10);
+    const audience = statements.filter(({ sql }) => sql.includes('FROM Users u'));
+    expect(audience).toHaveLength(2);
+    for (const { sql, params } of audience) {
+      const plan = await db.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params as Record<string, string | number>);
+      const details = plan.map((step) => step.detail).join('\n');
+      // A temporary B-tree for ORDER BY would mean every page sorts all active users: quadratic in the audience.
+      expect(details).toContain('IX_Users_status_id (status=? AND id>?)');
+      expect(details).not.toContain('TEMP B-TREE FOR ORDER BY');
+    }
+  });
+});

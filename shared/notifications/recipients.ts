@@ -149,7 +149,9 @@ export async function recipientsOfBatch(
   for (let after = batch.afterUserId; ; ) {
     const page = await recipientsAfter(db, channels, after, batch.size, batch.throughUserId);
     all.push(...page);
-    if (page.length < batch.size) return all;
-    after = (page[page.length - 1] as Recipient).userId;
+    const last = page[page.length - 1];
+    // A page that ended at the range's end leaves nothing to read.
+    if (page.length < batch.size || !last || last.userId === batch.throughUserId) return all;
+    after = last.userId;
   }
 }

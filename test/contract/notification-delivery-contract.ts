@@ -202,6 +202,45 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
         expect(await claimDeliveries(db, [], NOW, LEASE)).toEqual([]);
       });
 
+      it('claims a batch of new, expired, live and final rows in one call, each as the single claim would', async () => {
+        const db = database();
+        await seed(db);
+        const fresh: DeliveryKey = { ...key, channel: 'push' };
+        const expired: DeliveryKey = { ...key, channel: 'sms' };
+        const live: DeliveryKey = { ...key, userId: OTHER_USER, channel: 'sms' };
+        const final: DeliveryKey = { ...key, channel: 'email' };
+        await claimDelivery(db, expired, NOW, LEASE, 'planned-sms');
+        await claimDelivery(db, final, NOW, LEASE);
+        await finishDelivery(db, final, { result: 'success' }, isoAfter(NOW, 1));
+        const later = isoAfter(LEASE, 1);
+        const nextLease = isoAfter(LEASE, 60_000);
+        await claimDelivery(db, live, later, nextLease);
+        const claims = await claimDeliveries(db, [final, { ...fresh, plannedMessageId: 'op-1' }, live, expired], later, nextLease);
+        expect(claims).toEqual(['done', 'claimed', 'busy', 'claimed']);
+        const rows = await deliveriesOf(db, ANNOUNCEMENT);
+        expect(rows.find((row) => row.userId === USER && row.channel === 'push')).toEqual(
+          pendingRow(fresh, { providerMessageId: 'op-1', claimedUntil: nextLease, createdAt: later, updatedAt: later }),
+        );
+        // Reclaimed: its planned id stays, the claims are counted.
+        expect(rows.find((row) => row.userId === USER && row.channel === 'sms')).toEqual(
+          pendingRow(expired, { attempts: 2, providerMessageId: 'planned-sms', claimedUntil: nextLease, updatedAt: later }),
+        );
+        expect(rows.find((row) => row.userId === OTHER_USER)).toMatchObject({ attempts: 1, claimedUntil: nextLease });
+        expect(rows.find((row) => row.channel === 'email')).toMatchObject({ result: 'success', attempts: 1 });
+      });
+
+      it('gives exactly one of two claims of the same expired row with the same lease the row', async () => {
+        const db = database();
+        await seed(db);
+        await claimDelivery(db, key, NOW, LEASE);
+        const later = isoAfter(LEASE, 1);
+        const nextLease = isoAfter(LEASE, 60_000);
+        // The same clock reading and lease: only the statements' own answer tells the claims apart.
+        const claims = await Promise.all([claimDeliveries(db, [key], later, nextLease), claimDeliveries(db, [key], later, nextLease)]);
+        expect(claims.flat().sort()).toEqual(['busy', 'claimed']);
+        expect(await deliveriesOf(db, ANNOUNCEMENT)).toEqual([pendingRow(key, { attempts: 2, claimedUntil: nextLease, updatedAt: later })]);
+      });
+
       it('gives exactly one of two racing first claims the row', async () => {
         const db = database();
         await seed(db);

@@ -10,7 +10,8 @@ import { serverError } from './scripted-mssql-driver';
  * grammar can check each one. No SQL Server runs here, so to keep the store contract suites
  * running behind it, it answers from a SQLite database: the few T-SQL spellings the app's own
  * dialect helpers produce are turned into SQLite's (`OFFSET … FETCH NEXT` into `LIMIT … OFFSET`,
- * `OPENJSON(@rows) WITH (…)` into `json_each`),
+ * `OPENJSON(@rows) WITH (…)` into `json_each`, `OUTPUT inserted.…` into `RETURNING`, an update
+ * through a join into SQLite's `UPDATE … FROM`, locking hints dropped),
  * the lock statement and the schema-migrations bootstrap are recorded but not run. Anything else
  * that SQLite cannot run fails the suite, which is the point.
  */
@@ -59,13 +60,34 @@ function toSqliteJsonSource(_match: string, json: string, columns: string): stri
   return `(SELECT ${fields.join(', ')} FROM json_each(${json}))`;
 }
 
-/** What SQLite runs for a statement written for SQL Server by the app's dialect helpers. */
-function toSqlite(sql: string): string {
-  return sql.replace(FETCH_CLAUSE, 'LIMIT $2 OFFSET $1').replace(OPENJSON_SOURCE, toSqliteJsonSource);
+/** T-SQL's update through a join (`UPDATE d SET … FROM T AS d JOIN j ON … WHERE …`), and SQLite's `UPDATE T AS d SET … FROM j WHERE … AND …`. */
+const UPDATE_JOIN = /UPDATE (\w+) (SET [\s\S]*?) FROM (\w+) AS \1 JOIN (\w+) ON ([\s\S]*?) WHERE /g;
+
+/** T-SQL's `OUTPUT inserted.a, inserted.b` (the rows a statement changed), SQLite's `RETURNING a, b` at the end. */
+const OUTPUT_CLAUSE = /\s+OUTPUT\s+(inserted\.\w+(?:\s*,\s*inserted\.\w+)*)/;
+
+/** Locking hints: SQLite's BEGIN IMMEDIATE already serializes writers. */
+const TABLE_HINTS = /\s+WITH \((?:UPDLOCK|HOLDLOCK|ROWLOCK)(?:,\s*(?:UPDLOCK|HOLDLOCK|ROWLOCK))*\)/g;
+
+function outputToReturning(sql: string): string {
+  const output = OUTPUT_CLAUSE.exec(sql);
+  if (!output) return sql;
+  const columns = (output[1] as string).replace(/inserted\./g, '');
+  return `${sql.replace(OUTPUT_CLAUSE, '')} RETURNING ${columns}`;
 }
 
-/** A SELECT, or a WITH whose main statement is a SELECT (not `WITH … ) UPDATE|INSERT|DELETE|MERGE`). */
-const RETURNS_ROWS = /^\s*(SELECT\b|WITH\b(?![\s\S]*\)\s*(UPDATE|INSERT|DELETE|MERGE)\b))/i;
+/** What SQLite runs for a statement written for SQL Server by the app's dialect helpers. */
+function toSqlite(sql: string): string {
+  const translated = sql
+    .replace(FETCH_CLAUSE, 'LIMIT $2 OFFSET $1')
+    .replace(OPENJSON_SOURCE, toSqliteJsonSource)
+    .replace(UPDATE_JOIN, 'UPDATE $3 AS $1 $2 FROM $4 WHERE $5 AND ')
+    .replace(TABLE_HINTS, '');
+  return outputToReturning(translated);
+}
+
+/** A SELECT, a WITH whose main statement is a SELECT (not `WITH … ) UPDATE|INSERT|DELETE|MERGE`), or a change that returns its rows. */
+const RETURNS_ROWS = /^\s*(SELECT\b|WITH\b(?![\s\S]*\)\s*(UPDATE|INSERT|DELETE|MERGE)\b))|\bRETURNING\b/i;
 
 const noRows = (): mssql.IResult<Record<string, unknown>> =>
   ({ recordset: [], recordsets: [[]], rowsAffected: [0], output: {} }) as unknown as mssql.IResult<Record<string, unknown>>;

@@ -7,6 +7,7 @@ import * as notifications from './0005-notifications';
 import * as notificationOutbox from './0006-notification-outbox';
 import * as canonicalIdentifiers from './0007-canonical-identifiers';
 import * as deliveryReports from './0008-delivery-reports';
+import * as audienceOrder from './0011-audience-order';
 
 /** SQLite's migrations, in order; names match `../mssql/index.ts` one for one. */
 export const sqliteMigrations: readonly MigrationDefinition[] = [
@@ -18,4 +19,5 @@ export const sqliteMigrations: readonly MigrationDefinition[] = [
   { name: '0006-notification-outbox', up: notificationOutbox.up, down: notificationOutbox.down },
   { name: '0007-canonical-identifiers', up: canonicalIdentifiers.up, down: canonicalIdentifiers.down },
   { name: '0008-delivery-reports', up: deliveryReports.up, down: deliveryReports.down },
+  { name: '0011-audience-order', up: audienceOrder.up, down: audienceOrder.down },
 ];
