@@ -21,6 +21,7 @@ export const PRODUCTION_SETTINGS: Readonly<Record<string, string>> = {
   ACS_ENDPOINT: 'https://bench.communication.azure.com/',
   ACS_SMS_FROM: '+15550100000',
   ACS_EMAIL_SENDER: 'DoNotReply@bench.example',
+  CONSENT_TERMS_VERSION: 'bench',
 };
 
 /** A well-formed connection string whose ingestion endpoint refuses at once (nothing listens on port 9). */

@@ -5,6 +5,7 @@ import { sessionResponseBody } from '../shared/auth/session-response';
 import { signInChild } from '../shared/auth/sign-in-child';
 import { appServices } from '../shared/composition-root';
 import { clientAddress } from '../shared/http/client-address';
+import { clientLabelOf } from '../shared/sessions/client-label';
 
 /** POST /api/v1/auth/child-session (public): a child's username and PIN or password for a session. */
 const route = 'v1/auth/child-session';
@@ -26,6 +27,7 @@ export const createChildSession = services.endpoint({ route, body }, async ({ bo
       username: body.username,
       secret: 'pin' in body ? body.pin : body.password,
       clientAddress: clientAddress(request.headers.get('x-forwarded-for'), config.trustProxyHops),
+      clientLabel: clientLabelOf(request.headers.get('user-agent')),
     },
     services.childAuth,
   );

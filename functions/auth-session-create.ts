@@ -4,6 +4,8 @@ import { lazySchema } from '../shared/validation/lazy-schema';
 import { sessionResponseBody } from '../shared/auth/session-response';
 import { signInAdult } from '../shared/auth/sign-in-adult';
 import { appServices } from '../shared/composition-root';
+import { clientAddress } from '../shared/http/client-address';
+import { clientLabelOf } from '../shared/sessions/client-label';
 
 /** POST /api/v1/auth/session (public): an identity-provider ID token for a platform session. */
 const route = 'v1/auth/session';
@@ -13,13 +15,21 @@ const { config } = services;
 // No length bounds here: the 16 KiB body limit caps it, and the verifier refuses malformed and oversized tokens as invalid_token.
 const body = lazySchema(() => z.strictObject({ idToken: z.string() }));
 
-export const createAdultSession = services.endpoint({ route, body }, async ({ body }) => {
-  const result = await signInAdult(body.idToken, {
-    ...services.auth,
-    verifier: services.idTokenVerifier,
-    newUserStatus: config.newUserStatus,
-    bootstrapAdminSubjects: config.bootstrapAdminSubjects,
-  });
+export const createAdultSession = services.endpoint({ route, body }, async ({ body, request }) => {
+  const result = await signInAdult(
+    body.idToken,
+    {
+      ...services.auth,
+      verifier: services.idTokenVerifier,
+      newUserStatus: config.newUserStatus,
+      bootstrapAdminSubjects: config.bootstrapAdminSubjects,
+      throttle: services.adultSignInThrottle,
+    },
+    {
+      clientLabel: clientLabelOf(request.headers.get('user-agent')),
+      clientAddress: clientAddress(request.headers.get('x-forwarded-for'), config.trustProxyHops),
+    },
+  );
   if (!result.ok) return result.problem;
   return { status: 200, jsonBody: sessionResponseBody(result.user, result.started) };
 });

@@ -4,7 +4,10 @@ import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 
-/** DELETE /api/v1/children/{id} (authenticated parent): disables the child and revokes its sessions. */
+/**
+ * DELETE /api/v1/children/{id} (authenticated parent): disables the child and revokes its sessions;
+ * `?erase=true` also withdraws all of the parent's consent.
+ */
 const route = 'v1/children/{id}';
 const services = appServices();
 
@@ -12,7 +15,9 @@ export const deleteChildAccount = services.endpoint({ route, authenticated: true
   const auth = scope.caller;
   const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-  const result = await deleteChild(auth.user, id.data, services.childAuth);
+  const erase = scope.request.query.get('erase');
+  if (erase !== null && erase !== 'true' && erase !== 'false') return problem('invalid_request', { detail: 'erase: true or false.' });
+  const result = await deleteChild(auth.user, id.data, services.childAuth, { erase: erase === 'true' });
   if (!result.ok) return result.problem;
   return { status: 204 };
 });

@@ -90,6 +90,11 @@ param communicationDataLocation string = 'United States'
 @description('ACS_SMS_FROM: the SMS sender number bought in Communication Services (E.164); empty until one is bought.')
 param acsSmsFrom string = ''
 
+@minLength(1)
+@maxLength(32)
+@description('CONSENT_TERMS_VERSION: the version of the terms parents accept for a child account, recorded with each consent (e.g. 2025-06); change it when the terms change.')
+param consentTermsVersion string
+
 // ---------------------------------------------------------------------------------------------
 // Secrets: values come only from the azd environment (`azd env set`), never from a file, and are
 // written to Key Vault; the app reads them as Key Vault references.
@@ -345,6 +350,7 @@ module functionApp 'modules/function-app.bicep' = {
       UV_THREADPOOL_SIZE: '2'
       // The same grace as the container app's: the app's shutdown schedule is derived from it.
       SHUTDOWN_GRACE_SECONDS: string(shutdownGraceSeconds)
+      CONSENT_TERMS_VERSION: consentTermsVersion
     }
   }
 }

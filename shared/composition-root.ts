@@ -1,8 +1,10 @@
 import type { DestinationStream } from 'pino';
-import type { AuthDeps, ChildAuthDeps } from './auth/auth-deps';
+import { createAdultSignInThrottle, type AdultSignInThrottle } from './auth/adult-sign-in-throttle';
+import type { AuthDeps } from './auth/auth-deps';
 import { authenticateSession } from './auth/authenticate-session';
 import { createSecretHasher, type SecretHasher } from './auth/child/secret-hasher';
 import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';
+import type { ChildManagementDeps } from './children/create-child';
 import { loadConfig, type Config } from './config';
 import { lazyDatabase, type DatabaseProvider } from './db/lazy-database';
 import { createShutdown, type Shutdown } from './lifecycle/shutdown';
@@ -15,6 +17,7 @@ import { systemClock, type Clock } from './ports/clock';
 import { cryptoRandom, type Random } from './ports/random';
 import { DEFAULT_SESSION_POLICY, type SessionPolicy } from './sessions/session-policy';
 import { storageFanoutQueue, unconfiguredFanoutQueue, type FanoutQueue } from './notifications/fanout-queue';
+import { storageNoticeQueue, unconfiguredNoticeQueue, type NoticeQueue } from './notifications/notices/notice-queue';
 import { createTelemetry, type Telemetry } from './telemetry';
 
 /** Everything with a side effect, built once per process and passed to the code that needs it. */
@@ -31,12 +34,19 @@ export interface AppServices {
   sessionPolicy: SessionPolicy;
   /** Verifies identity-provider ID tokens; holds the JWKS cache, so there is one per process. */
   idTokenVerifier: IdTokenVerifier;
+  /** The limits of failed adult sign-ins (counted in the database; one warn line when client addresses are unknown). */
+  adultSignInThrottle: AdultSignInThrottle;
   /** The ports every authentication use case takes. */
   auth: AuthDeps;
-  /** The authentication ports plus Argon2id for child PINs and passwords (pepper, bounded concurrency). */
-  childAuth: ChildAuthDeps;
+  /**
+   * The authentication ports plus Argon2id for child PINs and passwords (pepper, bounded
+   * concurrency), and the terms version a parent's consents are recorded under.
+   */
+  childAuth: ChildManagementDeps;
   /** Where publishing enqueues notification fan-out work (`notification-fanout`). */
   fanoutQueue: FanoutQueue;
+  /** Where account notices (a child's account locked) are enqueued: the same `notification-fanout` queue. */
+  noticeQueue: NoticeQueue;
   /** Termination of this process: begun by the lifecycle hooks, read by the fan-out's provider calls. */
   shutdown: Shutdown;
 }
@@ -50,6 +60,7 @@ export interface BuildOptions {
   sessionPolicy?: SessionPolicy;
   childSecretHasher?: SecretHasher;
   fanoutQueue?: FanoutQueue;
+  noticeQueue?: NoticeQueue;
   shutdown?: Shutdown;
 }
 
@@ -98,6 +109,8 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
   const random = options.random ?? cryptoRandom;
   const sessionPolicy = options.sessionPolicy ?? DEFAULT_SESSION_POLICY;
   const auth: AuthDeps = { database, clock, random, telemetry, logger, sessionPolicy };
+  const noticeQueue =
+    options.noticeQueue ?? (config.queueStorage ? storageNoticeQueue(config.queueStorage) : unconfiguredNoticeQueue());
   return {
     config,
     logger,
@@ -115,14 +128,24 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
     idTokenVerifier: createIdTokenVerifier({
       idp: config.idp,
       clock,
+      emailVerification: config.idpEmail,
       onProviderFailure: logProviderFailure(logger, telemetry),
+    }),
+    adultSignInThrottle: createAdultSignInThrottle({
+      pepper: config.childSecretPepper,
+      limits: config.adultSignInLimits,
+      logger,
+      trustProxyHops: config.trustProxyHops,
     }),
     auth,
     childAuth: {
       ...auth,
       hasher: options.childSecretHasher ?? createSecretHasher({ pepper: config.childSecretPepper, threadPoolSize: config.threadPoolSize }),
       pepper: config.childSecretPepper,
+      noticeQueue,
+      consentTermsVersion: config.consentTermsVersion,
     },
+    noticeQueue,
     fanoutQueue:
       options.fanoutQueue ??
       (config.queueStorage ? storageFanoutQueue(config.queueStorage) : unconfiguredFanoutQueue()),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEVELOPMENT_STORAGE, loadConfig } from './config';
+import { ConfigError, DEV_CONSENT_TERMS_VERSION, DEVELOPMENT_STORAGE, loadConfig } from './config';
 
 const productionEnv = {
   APP_ENV: 'production',
@@ -12,6 +12,7 @@ const productionEnv = {
   ACS_CONNECTION_STRING: 'endpoint=https://acs.example.communication.azure.com/;accesskey=c2VjcmV0',
   ACS_SMS_FROM: '+18005550100',
   ACS_EMAIL_SENDER: 'DoNotReply@notify.example.org',
+  CONSENT_TERMS_VERSION: '2025-06',
 };
 
 function problemsOf(env: Record<string, string>): string[] {
@@ -156,6 +157,49 @@ describe('loadConfig', () => {
   });
 });
 
+describe('identity-provider e-mail verification', () => {
+  it("takes OIDC's email_verified by default and trusts no issuer beyond it", () => {
+    expect(loadConfig({}).idpEmail).toEqual({ verifiedClaim: 'email_verified', verifiedByIssuer: false });
+  });
+
+  it('reads another claim and trust in the issuer from IDP_EMAIL_VERIFIED_CLAIM and IDP_EMAIL_VERIFIED_BY_ISSUER', () => {
+    expect(loadConfig({ IDP_EMAIL_VERIFIED_CLAIM: ' xms_edov ' }).idpEmail).toEqual({ verifiedClaim: 'xms_edov', verifiedByIssuer: false });
+    expect(loadConfig({ IDP_EMAIL_VERIFIED_BY_ISSUER: 'true' }).idpEmail).toEqual({ verifiedClaim: 'email_verified', verifiedByIssuer: true });
+    expect(loadConfig({ IDP_EMAIL_VERIFIED_CLAIM: 'https://example.org/claims/email_verified' }).idpEmail.verifiedClaim).toBe(
+      'https://example.org/claims/email_verified',
+    );
+  });
+
+  it('refuses a claim name with spaces and a flag that is not a boolean', () => {
+    expect(problemsOf({ IDP_EMAIL_VERIFIED_CLAIM: 'email verified' })).toEqual([expect.stringMatching(/^IDP_EMAIL_VERIFIED_CLAIM: must be a claim name/)]);
+    expect(problemsOf({ IDP_EMAIL_VERIFIED_BY_ISSUER: 'yes' })).toEqual(['IDP_EMAIL_VERIFIED_BY_ISSUER: must be true or false']);
+  });
+});
+
+describe('adult sign-in limits', () => {
+  it('default to 30 failures per address in 10 minutes and 60 failures per minute in all', () => {
+    expect(loadConfig({}).adultSignInLimits).toEqual({ addressMaxFailures: 30, addressWindowMs: 600_000, globalMaxFailuresPerMinute: 60 });
+    // The production defaults are the same numbers.
+    expect(loadConfig(productionEnv).adultSignInLimits).toEqual(loadConfig({}).adultSignInLimits);
+  });
+
+  it('are settings', () => {
+    const limits = loadConfig({
+      ADULT_SIGN_IN_ADDRESS_MAX_FAILURES: '5',
+      ADULT_SIGN_IN_ADDRESS_WINDOW_MINUTES: '60',
+      ADULT_SIGN_IN_GLOBAL_MAX_FAILURES_PER_MINUTE: '1000',
+    }).adultSignInLimits;
+    expect(limits).toEqual({ addressMaxFailures: 5, addressWindowMs: 3_600_000, globalMaxFailuresPerMinute: 1000 });
+  });
+
+  it('refuse no limit at all and values that are not whole numbers, naming the setting', () => {
+    expect(problemsOf({ ADULT_SIGN_IN_ADDRESS_MAX_FAILURES: '0' })[0]).toMatch(/^ADULT_SIGN_IN_ADDRESS_MAX_FAILURES:/);
+    expect(problemsOf({ ADULT_SIGN_IN_ADDRESS_WINDOW_MINUTES: '1.5' })[0]).toMatch(/^ADULT_SIGN_IN_ADDRESS_WINDOW_MINUTES: must be a whole number/);
+    expect(problemsOf({ ADULT_SIGN_IN_ADDRESS_WINDOW_MINUTES: '1441' })[0]).toMatch(/^ADULT_SIGN_IN_ADDRESS_WINDOW_MINUTES:/);
+    expect(problemsOf({ ADULT_SIGN_IN_GLOBAL_MAX_FAILURES_PER_MINUTE: 'many' })[0]).toMatch(/^ADULT_SIGN_IN_GLOBAL_MAX_FAILURES_PER_MINUTE:/);
+  });
+});
+
 describe('telemetry backend settings', () => {
   it('sends telemetry over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, naming the service after SERVICE_NAME by default', () => {
     expect(loadConfig({}).otlp).toBeUndefined();
@@ -185,5 +229,27 @@ describe('libuv thread pool', () => {
     for (const bad of ['0', '1.5', 'two', '1025']) {
       expect(problemsOf({ UV_THREADPOOL_SIZE: bad })).toEqual([expect.stringMatching(/^UV_THREADPOOL_SIZE: /)]);
     }
+  });
+});
+
+describe('consent terms version', () => {
+  it('records consents under CONSENT_TERMS_VERSION; outside production `development` when unset', () => {
+    expect(loadConfig({}).consentTermsVersion).toBe(DEV_CONSENT_TERMS_VERSION);
+    expect(DEV_CONSENT_TERMS_VERSION).toBe('development');
+    expect(loadConfig({ CONSENT_TERMS_VERSION: ' v3.1_b ' }).consentTermsVersion).toBe('v3.1_b');
+    expect(loadConfig(productionEnv).consentTermsVersion).toBe('2025-06');
+  });
+
+  it('is required in production, where a record must name the terms parents saw', () => {
+    expect(problemsOf({ ...productionEnv, CONSENT_TERMS_VERSION: '' })).toEqual([expect.stringMatching(/^CONSENT_TERMS_VERSION: required in production/)]);
+  });
+
+  it('takes a short label only, without quoting a refused value', () => {
+    for (const bad of ['x'.repeat(33), '-2025', 'terms of 2025', 'canary<script>']) {
+      const problems = problemsOf({ CONSENT_TERMS_VERSION: bad });
+      expect(problems, bad).toEqual([expect.stringMatching(/^CONSENT_TERMS_VERSION: must be a short version label/)]);
+      expect(problems.join('\n')).not.toContain('canary');
+    }
+    expect(loadConfig({ CONSENT_TERMS_VERSION: 'x'.repeat(32) }).consentTermsVersion).toHaveLength(32);
   });
 });

@@ -24,6 +24,9 @@ export const DEV_IDP_KEY_DIRECTORY = '.data/dev-idp';
 /** The dev pepper is public on purpose: it only protects throwaway local hashes. */
 const DEV_CHILD_SECRET_PEPPER = 'dev-only-pepper-not-secret-0123456789abcdef';
 
+/** The terms version outside production when none is set: plainly not a real version of the terms. */
+export const DEV_CONSENT_TERMS_VERSION = 'development';
+
 /**
  * The settings `envSchema` reads, with blank values (as app settings and `local.settings.json`
  * leave them) as absent: one pass here rather than a `z.preprocess` around every field.
@@ -77,6 +80,12 @@ const envSchema = z.object({
   IDP_AUDIENCE: optionalString,
   IDP_JWKS_URI: z.optional(absoluteUrl()),
   IDP_ALGORITHMS: commaList,
+  // A claim name as providers spell them: a short word or a namespaced URI (Auth0's custom claims), never blank.
+  IDP_EMAIL_VERIFIED_CLAIM: z._default(
+    z.string().check(z.trim(), z.regex(/^\S{1,256}$/, { message: 'must be a claim name (no spaces, at most 256 characters)' })),
+    'email_verified',
+  ),
+  IDP_EMAIL_VERIFIED_BY_ISSUER: booleanFlag,
   SQL_CONNECTION_STRING: optionalString,
   SQLITE_PATH: z._default(z.string(), '.data/platform.sqlite'),
   AzureWebJobsStorage: optionalString,
@@ -96,6 +105,9 @@ const envSchema = z.object({
   NEW_USER_STATUS: z._default(z.enum(['active', 'pending_approval']), 'active'),
   BOOTSTRAP_ADMIN_SUBJECTS: commaList,
   TRUST_PROXY_HOPS: wholeNumber(0, 0),
+  ADULT_SIGN_IN_ADDRESS_MAX_FAILURES: wholeNumber(30, 1, 100_000),
+  ADULT_SIGN_IN_ADDRESS_WINDOW_MINUTES: wholeNumber(10, 1, 24 * 60),
+  ADULT_SIGN_IN_GLOBAL_MAX_FAILURES_PER_MINUTE: wholeNumber(60, 1, 1_000_000),
   PORT: wholeNumber(7071, 0, 65535, 'must be a port number'),
   QUEUE_DEPTH_SCHEDULE: z._default(z.string(), '0 */5 * * * *'),
   SESSION_SWEEP_SCHEDULE: z._default(z.string(), '0 17 * * * *'),
@@ -114,6 +126,13 @@ const envSchema = z.object({
   UV_THREADPOOL_SIZE: wholeNumber(4, 1, 1024),
   // The platform's SIGTERM-to-SIGKILL grace (Container Apps allows up to 600 s); the shutdown deadline derives from it.
   SHUTDOWN_GRACE_SECONDS: wholeNumber(DEFAULT_SHUTDOWN_GRACE_SECONDS, 3, 600),
+  // Recorded with every consent and shown to parents: a short label, never free text.
+  CONSENT_TERMS_VERSION: z.optional(
+    z.string().check(
+      z.trim(),
+      z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/, { message: 'must be a short version label: 1 to 32 of A-Z a-z 0-9 . _ - (e.g. 2025-06)' }),
+    ),
+  ),
 });
 
 /** The parsed, validated settings of one process. */
@@ -131,6 +150,13 @@ export interface Config {
   idp:
     | { kind: 'remote'; issuer: string; audience: string; jwksUri: string; algorithms: string[] }
     | { kind: 'development'; issuer: string; audience: string; keyDirectory: string; algorithms: string[] };
+  /**
+   * When the provider's `email` claim counts as verified (only a verified address is ever stored):
+   * when the claim `verifiedClaim` (`IDP_EMAIL_VERIFIED_CLAIM`, default `email_verified`) is true,
+   * or, with `verifiedByIssuer` (`IDP_EMAIL_VERIFIED_BY_ISSUER`), whenever that claim is absent,
+   * for a provider that puts only addresses it verified in `email` (Entra External ID).
+   */
+  idpEmail: { verifiedClaim: string; verifiedByIssuer: boolean };
   database:
     | { kind: 'mssql'; connectionString: string }
     | { kind: 'sqlite'; path: string };
@@ -165,6 +191,15 @@ export interface Config {
   newUserStatus: 'active' | 'pending_approval';
   bootstrapAdminSubjects: string[];
   trustProxyHops: number;
+  /**
+   * Limits of failed adult sign-ins (`POST /api/v1/auth/session`), counted in the database across
+   * instances: per client address in a sliding window, and for all addresses together per minute.
+   */
+  adultSignInLimits: {
+    addressMaxFailures: number;
+    addressWindowMs: number;
+    globalMaxFailuresPerMinute: number;
+  };
   port: number;
   schedules: {
     /** NCRONTAB of the approval-queue depth sample (contract section 11). */
@@ -197,6 +232,12 @@ export interface Config {
      */
     useOutbox: boolean;
   };
+  /**
+   * `CONSENT_TERMS_VERSION`: the version of the terms a parent accepts when creating a child or
+   * changing its sections, recorded with each consent. Required in production (a record must name
+   * the terms the parent actually saw); `development` elsewhere.
+   */
+  consentTermsVersion: string;
 }
 
 /** `config.notifications.acs`: a connection string (development), or the endpoint and the managed identity. */
@@ -256,6 +297,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     if (e.ACS_ENDPOINT && !e.ACS_ENDPOINT.startsWith('https://')) problems.push('ACS_ENDPOINT: must be an https:// URL in production');
     if (!e.ACS_SMS_FROM) problems.push('ACS_SMS_FROM: required in production (the sending phone number)');
     if (!e.ACS_EMAIL_SENDER) problems.push('ACS_EMAIL_SENDER: required in production (the sending e-mail address)');
+    if (!e.CONSENT_TERMS_VERSION) {
+      problems.push('CONSENT_TERMS_VERSION: required in production (the version of the terms parents accept, recorded with each consent)');
+    }
   } else if (e.IDP_JWKS_URI && (!e.IDP_ISSUER || !e.IDP_AUDIENCE)) {
     problems.push('IDP_ISSUER and IDP_AUDIENCE: required whenever IDP_JWKS_URI is set');
   }
@@ -287,6 +331,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
           keyDirectory: DEV_IDP_KEY_DIRECTORY,
           algorithms: ['RS256'],
         },
+    idpEmail: { verifiedClaim: e.IDP_EMAIL_VERIFIED_CLAIM, verifiedByIssuer: e.IDP_EMAIL_VERIFIED_BY_ISSUER },
     database: e.SQL_CONNECTION_STRING
       ? { kind: 'mssql', connectionString: e.SQL_CONNECTION_STRING }
       : { kind: 'sqlite', path: e.SQLITE_PATH },
@@ -302,6 +347,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     newUserStatus: e.NEW_USER_STATUS,
     bootstrapAdminSubjects: e.BOOTSTRAP_ADMIN_SUBJECTS,
     trustProxyHops: e.TRUST_PROXY_HOPS,
+    adultSignInLimits: {
+      addressMaxFailures: e.ADULT_SIGN_IN_ADDRESS_MAX_FAILURES,
+      addressWindowMs: e.ADULT_SIGN_IN_ADDRESS_WINDOW_MINUTES * 60 * 1000,
+      globalMaxFailuresPerMinute: e.ADULT_SIGN_IN_GLOBAL_MAX_FAILURES_PER_MINUTE,
+    },
     port: e.PORT,
     schedules: {
       queueDepth: e.QUEUE_DEPTH_SCHEDULE,
@@ -320,6 +370,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       acsEmailSender: e.ACS_EMAIL_SENDER,
       useOutbox: !production && acs === undefined,
     },
+    consentTermsVersion: e.CONSENT_TERMS_VERSION ?? DEV_CONSENT_TERMS_VERSION,
   };
 }
 

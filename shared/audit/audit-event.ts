@@ -20,6 +20,10 @@ export const AUDIT_EVENT_TYPES = [
   'announcement_approved',
   'announcement_rejected',
   'announcement_published',
+  // A parent's consent for a child account (`shared/children/record-consent.ts`): given with each
+  // new set of sections, withdrawn for sections taken away or, with erasure, for all of them.
+  'consent_given',
+  'consent_withdrawn',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -42,8 +46,19 @@ export type LoginFailureReason = (typeof LOGIN_FAILURE_REASONS)[number];
 export const SESSION_EXPIRY_REASONS = ['idle', 'absolute'] as const;
 export type SessionExpiryReason = (typeof SESSION_EXPIRY_REASONS)[number];
 
-/** Why sessions were revoked other than by signing out (`authn_token_revoked`, contract section 5). */
-export const TOKEN_REVOCATION_REASONS = ['role_changed', 'account_disabled', 'secret_changed'] as const;
+/**
+ * Why sessions were revoked other than by signing out (`authn_token_revoked`, contract section 5):
+ * by the system on a change of the account, or by a person through `/me/sessions` (one session,
+ * or all of them but perhaps the current one) and a parent through `/children/{id}/sessions`.
+ */
+export const TOKEN_REVOCATION_REASONS = [
+  'role_changed',
+  'account_disabled',
+  'secret_changed',
+  'user_revoked',
+  'user_revoked_all',
+  'parent_revoked',
+] as const;
 export type TokenRevocationReason = (typeof TOKEN_REVOCATION_REASONS)[number];
 
 /** Every value the `reason` column may hold. */

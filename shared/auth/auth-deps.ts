@@ -1,6 +1,7 @@
 import type { DatabaseProvider } from '../db/lazy-database';
 import type { SecretHasher } from './child/secret-hasher';
 import type { Logger } from '../logging/logger';
+import type { NoticeQueue } from '../notifications/notices/notice-queue';
 import type { Clock } from '../ports/clock';
 import type { Random } from '../ports/random';
 import type { SessionPolicy } from '../sessions/session-policy';
@@ -20,4 +21,9 @@ export interface AuthDeps {
 export interface ChildAuthDeps extends AuthDeps {
   hasher: SecretHasher;
   pepper: string;
+  /**
+   * Where the notice of a child's locked account is enqueued for the parent. Absent (some tests):
+   * the notice stays owed in its table and the queue-depth timer's catch-up sends it.
+   */
+  noticeQueue?: NoticeQueue;
 }

@@ -4,9 +4,11 @@ import type { SqlExecutor } from '../db/database';
 import { UniqueViolationError } from '../db/database-errors';
 import { problem, type Problem } from '../errors/problem';
 import { identifyUser } from '../logging/log-context';
+import type { ClientLabel } from '../sessions/client-label';
 import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
-import { findAdultByIdentity, insertUser, updateAdultContact } from '../users/user-store';
+import { findAdultByIdentity, insertUser, refreshAdultContact } from '../users/user-store';
+import { checkAdultThrottle, recordAdultFailure, type AdultSignInThrottle, type AdultThrottleRefusal } from './adult-sign-in-throttle';
 import type { AuthDeps } from './auth-deps';
 import type { IdTokenClaims, IdTokenVerifier } from './id-token';
 import { reportSignIn, startSignedInSession } from './signed-in-session';
@@ -16,16 +18,27 @@ export interface AdultSignInDeps extends AuthDeps {
   newUserStatus: 'active' | 'pending_approval';
   /** Identity-provider subjects made `admin` and `active` on their first sign-in. */
   bootstrapAdminSubjects: readonly string[];
+  /** The limits of failed sign-ins (per client address, and for everyone per minute). */
+  throttle: AdultSignInThrottle;
 }
 
 export type AdultSignIn = { ok: true; user: User; started: StartedSession; created: boolean } | { ok: false; problem: Problem };
+
+/** What the HTTP layer read about the signing-in client besides the token. */
+export interface AdultSignInClient {
+  /** Kept with the new session (`GET /api/v1/me/sessions`); `unknown` when absent. */
+  clientLabel?: ClientLabel;
+  /** The client's address as the HTTP layer determined it; null or absent when unknown (no trusted proxy hop). */
+  clientAddress?: string | null;
+}
 
 /**
  * POST /api/v1/auth/session: exchanges an identity-provider ID token for a platform session,
  * creating the Users row on the first sign-in. Every outcome is audited and sent as an
  * `auth.success` / `auth.failure` event; the token itself goes nowhere but the verifier.
+ * Failures are limited (`adult-sign-in-throttle.ts`): past a limit they get 429 and no audit row.
  */
-export async function signInAdult(idToken: string, deps: AdultSignInDeps): Promise<AdultSignIn> {
+export async function signInAdult(idToken: string, deps: AdultSignInDeps, client: AdultSignInClient = {}): Promise<AdultSignIn> {
   const verification = await deps.verifier.verify(idToken);
   if (!verification.ok) {
     if (verification.failure === 'idp_unavailable') {
@@ -39,11 +52,7 @@ export async function signInAdult(idToken: string, deps: AdultSignInDeps): Promi
         }),
       };
     }
-    const db = await deps.database.get();
-    const failure = { reason: 'invalid_token', userId: null, detail: verification.reason } as const;
-    await auditFailure(db, deps, failure);
-    reportFailure(deps, failure);
-    return { ok: false, problem: problem('invalid_token', { detail: 'The identity token is not valid.' }) };
+    return failed(deps, client, { reason: 'invalid_token', userId: null, detail: verification.reason });
   }
 
   const { claims } = verification;
@@ -51,41 +60,31 @@ export async function signInAdult(idToken: string, deps: AdultSignInDeps): Promi
   const existing = await findAdultByIdentity(db, claims.issuer, claims.subject);
   const now = deps.clock.now();
   const nowIso = now.toISOString();
-  const user = existing ?? newAdult(claims, nowIso, deps);
-
-  if (user.status !== 'active') {
-    const reason: LoginFailureReason = user.status === 'pending_approval' ? 'pending_approval' : 'disabled';
-    // The token proved who this is: the refusal's lines carry the user's id.
-    identifyUser(user.id);
-    const failure = { reason, userId: user.id, created: !existing };
-    await db.transaction(async (tx) => {
-      if (!existing) await insertUser(tx, user);
-      await auditFailure(tx, deps, failure);
-    });
-    reportFailure(deps, failure);
-    return {
-      ok: false,
-      problem:
-        reason === 'pending_approval'
-          ? problem('account_pending_approval', { detail: 'An administrator has not approved this account yet.' })
-          : problem('account_disabled', { detail: 'This account is disabled.' }),
-    };
-  }
+  const found = existing ?? newAdult(claims, nowIso, deps);
 
   try {
+    if (found.status !== 'active') {
+      const reason: LoginFailureReason = found.status === 'pending_approval' ? 'pending_approval' : 'disabled';
+      // The token proved who this is: the refusal's lines carry the user's id.
+      identifyUser(found.id);
+      return await failed(deps, client, { reason, userId: found.id, created: !existing }, existing ? undefined : found);
+    }
+
+    const contact = existing ? contactChange(existing, claims) : undefined;
+    const user = contact ? { ...found, ...contact, updatedAt: nowIso } : found;
     const started = await db.transaction(async (tx) => {
       if (!existing) {
         await insertUser(tx, user);
-      } else if ((claims.email ?? null) !== user.email || (claims.phone ?? null) !== user.phone) {
-        await updateAdultContact(tx, user.id, { email: claims.email ?? null, phone: claims.phone ?? null }, nowIso);
+      } else if (contact) {
+        await refreshAdultContact(tx, user.id, contact, nowIso);
       }
-      return startSignedInSession(tx, user, deps, { created: !existing, role: user.role });
+      return startSignedInSession(tx, user, deps, { created: !existing, role: user.role }, client.clientLabel);
     });
     reportSignIn(deps, user, { created: !existing, role: user.role });
     return { ok: true, user, started, created: !existing };
   } catch (error) {
     // Two first sign-ins of one identity raced; the other one created the row. Sign in again as the existing user.
-    if (!existing && error instanceof UniqueViolationError) return signInAdult(idToken, deps);
+    if (!existing && error instanceof UniqueViolationError) return signInAdult(idToken, deps, client);
     throw error;
   }
 }
@@ -107,11 +106,63 @@ function newAdult(claims: IdTokenClaims, now: string, deps: AdultSignInDeps): Us
   };
 }
 
+/**
+ * The contact values a sign-in changes: only those the provider vouches for (the verifier leaves
+ * out a missing, unverified or malformed claim) and that differ from the stored ones. A token
+ * without an `email` says nothing about the address, so it keeps the stored one: a provider that
+ * leaves the claim out of some tokens (a scope not granted, an optional claim not configured)
+ * must not drop the user out of e-mail notifications. Both sides are canonical, so a change of
+ * spelling alone is no change.
+ */
+function contactChange(user: User, claims: IdTokenClaims): { email?: string; phone?: string } | undefined {
+  const change: { email?: string; phone?: string } = {};
+  if (claims.email !== undefined && claims.email !== user.email) change.email = claims.email;
+  if (claims.phone !== undefined && claims.phone !== user.phone) change.phone = claims.phone;
+  return change.email === undefined && change.phone === undefined ? undefined : change;
+}
+
 interface AdultSignInFailure {
   reason: LoginFailureReason;
   userId: string | null;
   detail?: string;
   created?: boolean;
+}
+
+/**
+ * A failed sign-in: 401/403 with its audit row, unless a limit refuses it (429, no audit row).
+ * @param newUser a pending or disabled adult's first sign-in creates the Users row with the failure.
+ */
+async function failed(deps: AdultSignInDeps, client: AdultSignInClient, failure: AdultSignInFailure, newUser?: User): Promise<AdultSignIn> {
+  const { throttle } = deps;
+  const addressKey = throttle.addressKey(client.clientAddress ?? null);
+  const db = await deps.database.get();
+  const gate = await checkAdultThrottle(db, addressKey, throttle.limits, deps.clock.now());
+  if (!gate.allowed) return throttled(deps, gate);
+  const record = await db.transaction(async (tx) => {
+    const recorded = await recordAdultFailure(tx, addressKey, throttle.limits, deps.clock.now(), deps.random);
+    if (!recorded.allowed) return recorded;
+    if (newUser) await insertUser(tx, newUser);
+    await auditFailure(tx, deps, failure);
+    for (const closed of recorded.closes) await auditThrottleClosed(tx, deps, closed);
+    return recorded;
+  });
+  if (!record.allowed) return throttled(deps, record);
+  reportFailure(deps, failure);
+  for (const closed of record.closes) {
+    // Once per closing, not per refusal: the line on-call reads when sign-ins start getting 429.
+    deps.logger[closed.scope === 'global' ? 'warn' : 'info'](
+      { accountType: 'adult', scope: closed.scope, retryAfterSeconds: closed.retryAfterSeconds },
+      'adult sign-in limit reached',
+    );
+  }
+  switch (failure.reason) {
+    case 'pending_approval':
+      return { ok: false, problem: problem('account_pending_approval', { detail: 'An administrator has not approved this account yet.' }) };
+    case 'disabled':
+      return { ok: false, problem: problem('account_disabled', { detail: 'This account is disabled.' }) };
+    default:
+      return { ok: false, problem: problem('invalid_token', { detail: 'The identity token is not valid.' }) };
+  }
 }
 
 async function auditFailure(executor: SqlExecutor, deps: AdultSignInDeps, failure: AdultSignInFailure): Promise<void> {
@@ -131,6 +182,50 @@ async function auditFailure(executor: SqlExecutor, deps: AdultSignInDeps, failur
     },
     deps,
   );
+}
+
+/**
+ * The one `throttled` row of a limit's closing, written with the failure that filled it: it
+ * stands for every refusal until `retryAfterSeconds` have passed, which write none (the child's
+ * throttle writes one per refusal; here that would be the flood the global limit is there to stop).
+ */
+async function auditThrottleClosed(executor: SqlExecutor, deps: AdultSignInDeps, closed: AdultThrottleRefusal): Promise<void> {
+  const { limits } = deps.throttle;
+  const global = closed.scope === 'global';
+  await writeAudit(
+    executor,
+    {
+      eventType: 'authn_login_fail',
+      outcome: 'failure',
+      actorUserId: null,
+      subjectUserId: null,
+      reason: 'throttled',
+      details: {
+        accountType: 'adult',
+        scope: closed.scope,
+        retryAfterSeconds: closed.retryAfterSeconds,
+        maxFailures: global ? limits.globalMaxFailuresPerMinute : limits.addressMaxFailures,
+        windowSeconds: global ? 60 : limits.addressWindowMs / 1000,
+      },
+    },
+    deps,
+  );
+}
+
+/** A failure refused by a limit: 429 with `Retry-After`, a log line and an event, no audit row. */
+function throttled(deps: AdultSignInDeps, refusal: AdultThrottleRefusal): AdultSignIn {
+  deps.logger.info(
+    { reason: 'throttled', accountType: 'adult', scope: refusal.scope, retryAfterSeconds: refusal.retryAfterSeconds },
+    'sign-in failed',
+  );
+  deps.telemetry.trackEvent('auth.failure', { reason: 'throttled', accountType: 'adult' });
+  return {
+    ok: false,
+    problem: problem('too_many_attempts', {
+      detail: 'Too many failed sign-ins; wait before trying again.',
+      headers: { 'Retry-After': String(refusal.retryAfterSeconds) },
+    }),
+  };
 }
 
 /** The failure's log line and event, once its audit row is committed. */

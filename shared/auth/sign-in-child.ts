@@ -5,6 +5,9 @@ import type { ChildAccount } from '../children/child-account';
 import type { Database, SqlExecutor } from '../db/database';
 import { problem, type Problem } from '../errors/problem';
 import { identifyUser } from '../logging/log-context';
+import { enqueueNotice, recordChildLockedNotice } from '../notifications/notices/account-notices';
+import type { NoticeKind } from '../notifications/notices/notice-message';
+import type { ClientLabel } from '../sessions/client-label';
 import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
 import { findUserById } from '../users/user-store';
@@ -22,6 +25,8 @@ export interface ChildSignInAttempt {
   secret: string;
   /** The client's address as the HTTP layer determined it; null when unknown (no trusted proxy hop). */
   clientAddress: string | null;
+  /** The client's coarse label from its `User-Agent`, kept with the new session; `unknown` when absent. */
+  clientLabel?: ClientLabel;
 }
 
 export type ChildSignIn = { ok: true; user: User; child: ChildAccount; started: StartedSession } | { ok: false; problem: Problem };
@@ -95,7 +100,7 @@ export async function signInChild(attempt: ChildSignInAttempt, deps: ChildSignIn
       await auditFailure(tx, deps, user.id, reason);
       return { outcome: 'inactive', reason };
     }
-    const started = await startSignedInSession(tx, user, deps, {});
+    const started = await startSignedInSession(tx, user, deps, {}, attempt.clientLabel);
     return { outcome: 'signed_in', user, started };
   });
   switch (settled.outcome) {
@@ -131,10 +136,13 @@ async function failed(
 ): Promise<ChildSignIn> {
   const outcome = await db.transaction(async (tx) => {
     const record = await recordFailure(await lockThrottle(tx, keys), deps.clock.now(), { random: deps.random });
-    if (!record.allowed) return { record, locked: false };
+    if (!record.allowed) return { record, notice: undefined };
     await auditFailure(tx, deps, account?.userId ?? null, reason);
-    if (!record.lockNow || !account || account.lockedAt !== null) return { record, locked: false };
-    await lockChild(tx, account.userId, deps.clock.now().toISOString());
+    if (!record.lockNow || !account || account.lockedAt !== null) return { record, notice: undefined };
+    // Only the statement that changes the row locks: two sign-ins that both counted a tenth
+    // failure (on two instances) make one lock, one audit row and one notice to the parent.
+    const lockedAt = deps.clock.now().toISOString();
+    if (!(await lockChild(tx, account.userId, lockedAt))) return { record, notice: undefined };
     await writeAudit(
       tx,
       {
@@ -146,15 +154,39 @@ async function failed(
       },
       deps,
     );
-    return { record, locked: true };
+    // The parent's notice is an outbox row of this transaction: enqueued after the commit, and
+    // owed (sent by the catch-up) if the queue cannot take it now.
+    const notice = await recordChildLockedNotice(tx, { parentId: account.parentId, childId: account.userId, lockedAt }, deps);
+    return { record, notice };
   });
   const { record } = outcome;
   if (!record.allowed) return throttled(db, deps, record, account?.userId ?? null);
-  if (outcome.locked) {
-    deps.logger.warn({ accountType: 'child', consecutiveFailures: record.consecutiveFailures }, 'child account locked');
+  if (outcome.notice) {
+    deps.logger.warn(
+      { accountType: 'child', consecutiveFailures: record.consecutiveFailures, noticeId: outcome.notice.id },
+      'child account locked',
+    );
+    await announceLock(outcome.notice, deps);
   }
   logFailure(deps, reason);
   return invalidCredentials();
+}
+
+/** How long a sign-in waits for the lock notice's enqueue before it answers anyway. */
+const NOTICE_ENQUEUE_WAIT_MS = 2000;
+
+/**
+ * Enqueues the lock's notice for the parent, waiting at most 2 s: the answer is the lock's answer
+ * whatever the queue does (`enqueueNotice` never throws; a notice not enqueued is sent by the catch-up).
+ */
+async function announceLock(notice: { id: string; kind: NoticeKind }, deps: ChildSignInDeps): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, NOTICE_ENQUEUE_WAIT_MS);
+    timer.unref();
+  });
+  await Promise.race([enqueueNotice(notice, deps), waited]);
+  clearTimeout(timer);
 }
 
 async function throttled(db: SqlExecutor, deps: ChildSignInDeps, refusal: ThrottleRefusal, userId: string | null): Promise<ChildSignIn> {

@@ -2,6 +2,7 @@ import type { AuditDetails } from '../audit/audit-event';
 import { writeAudit } from '../audit/write-audit';
 import type { SqlExecutor } from '../db/database';
 import { identifyUser } from '../logging/log-context';
+import { UNKNOWN_CLIENT, type ClientLabel } from '../sessions/client-label';
 import { startSession, type StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
 import type { AuthDeps } from './auth-deps';
@@ -9,9 +10,16 @@ import type { AuthDeps } from './auth-deps';
 /**
  * The end of every successful sign-in: a new session and its `authn_login_success` row, in the
  * caller's transaction (both commit or neither does).
+ * @param clientLabel the signing-in client's coarse label, kept with the session.
  */
-export async function startSignedInSession(tx: SqlExecutor, user: User, deps: AuthDeps, details: AuditDetails): Promise<StartedSession> {
-  const started = await startSession(tx, user, deps.clock.now(), { random: deps.random, policy: deps.sessionPolicy });
+export async function startSignedInSession(
+  tx: SqlExecutor,
+  user: User,
+  deps: AuthDeps,
+  details: AuditDetails,
+  clientLabel: ClientLabel = UNKNOWN_CLIENT,
+): Promise<StartedSession> {
+  const started = await startSession(tx, user, deps.clock.now(), { random: deps.random, policy: deps.sessionPolicy }, clientLabel);
   await writeAudit(
     tx,
     {

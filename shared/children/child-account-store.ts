@@ -118,8 +118,14 @@ export async function claimVerifiedSecret(tx: SqlExecutor, userId: string, verif
   return changed === 1;
 }
 
-export async function lockChild(tx: SqlExecutor, userId: string, now: string): Promise<void> {
-  await tx.execute('UPDATE ChildAccounts SET lockedAt = @now WHERE userId = @userId AND lockedAt IS NULL', { userId, now });
+/**
+ * Locks the child's account unless it is locked already.
+ * @returns true when this statement locked it: the lock's notice and audit row belong to that
+ *   caller only, however many sign-ins saw the tenth failure at once.
+ */
+export async function lockChild(tx: SqlExecutor, userId: string, now: string): Promise<boolean> {
+  const changed = await tx.execute('UPDATE ChildAccounts SET lockedAt = @now WHERE userId = @userId AND lockedAt IS NULL', { userId, now });
+  return changed === 1;
 }
 
 export async function markChildDeleted(tx: SqlExecutor, userId: string, now: string): Promise<void> {

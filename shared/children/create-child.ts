@@ -9,13 +9,18 @@ import { problem, type Problem } from '../errors/problem';
 import type { Section, User } from '../users/user';
 import { toChildAccountView, type ChildAccountView, type SecretKind } from './child-account';
 import { findChildById, insertChildAccount } from './child-account-store';
+import { recordConsent } from './record-consent';
 
 export interface ChildSecretInput {
   kind: SecretKind;
   value: string;
 }
 
-export type ChildManagementDeps = ChildAuthDeps;
+/** What managing child accounts takes: the child-auth ports and the terms version consents are recorded under. */
+export interface ChildManagementDeps extends ChildAuthDeps {
+  /** `CONSENT_TERMS_VERSION`. */
+  consentTermsVersion: string;
+}
 
 /**
  * Checks a new PIN or password against the contract's rules; the problem never says which rule
@@ -34,8 +39,9 @@ export function checkNewSecret(secret: ChildSecretInput, username: string): Prob
 
 /**
  * POST /api/v1/children: a parent creates a child sub-account with a username, a PIN or password,
- * and the sections the child may use. The child row and its `child_created` audit row are written
- * in one transaction.
+ * and the sections the child may use. The child row, its `child_created` audit row and the
+ * parent's consent (`ChildConsents` row and `consent_given` audit row) are written in one
+ * transaction: there is never a child without its consent record.
  */
 export async function createChild(
   parent: User,
@@ -61,6 +67,7 @@ export async function createChild(
   const scopes = [...new Set(input.scopes)];
   const db = await deps.database.get();
   const usernameKey = usernameThrottleKey(deps.pepper, username.username);
+  let consentId: string | undefined;
   try {
     await db.transaction(async (tx) => {
       // Sign-ins settling under this name take the same lock: the reset below cannot race them.
@@ -97,6 +104,7 @@ export async function createChild(
         },
         deps,
       );
+      consentId = await recordConsent(tx, { parentUserId: parent.id, childUserId: id, sections: scopes, previousSections: [] }, deps);
     });
   } catch (error) {
     if (error instanceof UniqueViolationError) {
@@ -104,7 +112,7 @@ export async function createChild(
     }
     throw error;
   }
-  deps.logger.info({ childUserId: id, scopeCount: scopes.length }, 'child account created');
+  deps.logger.info({ childUserId: id, scopeCount: scopes.length, consentId }, 'child account created');
   const child = await findChildById(db, id);
   if (!child) throw new Error('child account vanished after its creation');
   return { ok: true, child: toChildAccountView(child) };

@@ -9,7 +9,9 @@ import type { Section, User } from '../users/user';
 import { updateUserStatus } from '../users/user-store';
 import { toChildAccountView, type ChildAccount, type ChildAccountView } from './child-account';
 import { findChildById, markChildDeleted, setChildSecret, updateChildScopes } from './child-account-store';
+import { findConsentInForce } from './child-consent-store';
 import { checkNewSecret, type ChildManagementDeps, type ChildSecretInput } from './create-child';
+import { recordConsent, withdrawAllConsent } from './record-consent';
 
 export interface ChildPatch {
   scopes?: readonly Section[];
@@ -20,20 +22,27 @@ export interface ChildPatch {
 type ChildChange = { ok: true; child: ChildAccountView } | { ok: false; problem: Problem };
 
 const notFound = (): { ok: false; problem: Problem } => ({ ok: false, problem: problem('not_found', { detail: 'No such child account.' }) });
+/** A child's token on the parent's endpoints: 403, as on every endpoint of the account holder. */
+const forbidden = (): { ok: false; problem: Problem } => ({ ok: false, problem: problem('forbidden', { detail: 'Only adults manage child accounts.' }) });
 
-/** The parent's own child, not deleted; anyone else's child is "not found", never "forbidden". */
-async function ownChild(parent: User, childId: string, deps: ChildManagementDeps): Promise<ChildAccount | undefined> {
+/**
+ * The parent's own child, not deleted unless `includeDeleted`; anyone else's child is "not found",
+ * never "forbidden".
+ */
+async function ownChild(parent: User, childId: string, deps: ChildManagementDeps, includeDeleted = false): Promise<ChildAccount | undefined> {
   if (parent.accountType !== 'adult') return undefined;
   const child = await findChildById(await deps.database.get(), childId);
-  return child && child.parentId === parent.id && child.deletedAt === null ? child : undefined;
+  return child && child.parentId === parent.id && (includeDeleted || child.deletedAt === null) ? child : undefined;
 }
 
 /**
  * PATCH /api/v1/children/{id}: new scopes, a new secret (which clears the lock and revokes the
  * child's sessions) and/or a new status (disabling revokes the sessions), with one
- * `child_updated` row and an `authn_token_revoked` row per revocation, in one transaction.
+ * `child_updated` row and an `authn_token_revoked` row per revocation, in one transaction. New
+ * scopes are a new consent of the parent (`recordConsent`), in the same transaction.
  */
 export async function updateChild(parent: User, childId: string, patch: ChildPatch, deps: ChildManagementDeps): Promise<ChildChange> {
+  if (parent.accountType !== 'adult') return forbidden();
   const child = await ownChild(parent, childId, deps);
   if (!child) return notFound();
   if (patch.secret) {
@@ -44,10 +53,13 @@ export async function updateChild(parent: User, childId: string, patch: ChildPat
   const now = deps.clock.now().toISOString();
   const db = await deps.database.get();
   const usernameKey = usernameThrottleKey(deps.pepper, child.username);
+  let consentId: string | undefined;
   await db.transaction(async (tx) => {
     // A sign-in settling on this child holds the same lock: one waits for the other, never both
     // for each other's rows.
     await lockUsernameThrottle(tx, usernameKey);
+    // The sections open until now, read under the lock: another change may have committed since `child` was read.
+    const previousSections = patch.scopes ? ((await findChildById(tx, child.userId))?.scopes ?? child.scopes) : [];
     if (patch.scopes) await updateChildScopes(tx, child.userId, [...new Set(patch.scopes)]);
     if (patch.secret && newHash) {
       await setChildSecret(tx, child.userId, { hash: newHash, kind: patch.secret.kind }, now);
@@ -73,9 +85,22 @@ export async function updateChild(parent: User, childId: string, patch: ChildPat
       },
       deps,
     );
+    if (patch.scopes) {
+      consentId = await recordConsent(
+        tx,
+        { parentUserId: parent.id, childUserId: child.userId, sections: patch.scopes, previousSections },
+        deps,
+      );
+    }
   });
   deps.logger.info(
-    { childUserId: child.userId, scopesChanged: Boolean(patch.scopes), secretChanged: Boolean(patch.secret), status: patch.status },
+    {
+      childUserId: child.userId,
+      scopesChanged: Boolean(patch.scopes),
+      secretChanged: Boolean(patch.secret),
+      status: patch.status,
+      ...(consentId ? { consentId } : {}),
+    },
     'child account updated',
   );
   const updated = await findChildById(db, child.userId);
@@ -85,25 +110,50 @@ export async function updateChild(parent: User, childId: string, patch: ChildPat
 
 /**
  * DELETE /api/v1/children/{id}: the account is disabled and marked deleted (its audit history and
- * its username stay), and its sessions are revoked.
+ * its username stay), and its sessions are revoked. With `erase` (`?erase=true`) the parent also
+ * withdraws all consent (`withdrawAllConsent`: the consent in force is marked withdrawn, the
+ * account's sections are closed), in the same transaction; a child already deleted can still be
+ * erased while a consent of it is in force. What erasure adds beyond that (the child's personal
+ * data removed, a tombstone status) is not built yet: README, "Consent records".
  */
-export async function deleteChild(parent: User, childId: string, deps: ChildManagementDeps): Promise<{ ok: true } | { ok: false; problem: Problem }> {
-  const child = await ownChild(parent, childId, deps);
+export async function deleteChild(
+  parent: User,
+  childId: string,
+  deps: ChildManagementDeps,
+  options: { erase?: boolean } = {},
+): Promise<{ ok: true } | { ok: false; problem: Problem }> {
+  const erase = options.erase === true;
+  if (parent.accountType !== 'adult') return forbidden();
+  const child = await ownChild(parent, childId, deps, erase);
   if (!child) return notFound();
-  const now = deps.clock.now().toISOString();
   const db = await deps.database.get();
-  await db.transaction(async (tx) => {
+  const now = deps.clock.now().toISOString();
+  const done = await db.transaction(async (tx) => {
     await lockUsernameThrottle(tx, usernameThrottleKey(deps.pepper, child.username));
-    await markChildDeleted(tx, child.userId, now);
-    await updateUserStatus(tx, child.userId, 'disabled', now);
-    await revokeChildSessions(tx, parent, child, 'account_disabled', now, deps);
-    await writeAudit(
-      tx,
-      { eventType: 'child_updated', outcome: 'success', actorUserId: parent.id, subjectUserId: child.userId, details: { deleted: true } },
-      deps,
-    );
+    // Read under the lock: a concurrent DELETE may have got here first.
+    const current = await findChildById(tx, child.userId);
+    if (!current) return false;
+    const deleted = current.deletedAt !== null;
+    // Deleting a deleted child, or erasing one with no consent left in force, finds nothing to do.
+    if (deleted && !(erase && (await findConsentInForce(tx, child.userId)))) return false;
+    if (!deleted) {
+      await markChildDeleted(tx, child.userId, now);
+      await updateUserStatus(tx, child.userId, 'disabled', now);
+      await revokeChildSessions(tx, parent, child, 'account_disabled', now, deps);
+      await writeAudit(
+        tx,
+        { eventType: 'child_updated', outcome: 'success', actorUserId: parent.id, subjectUserId: child.userId, details: { deleted: true } },
+        deps,
+      );
+    }
+    if (erase) {
+      await withdrawAllConsent(tx, { parentUserId: parent.id, childUserId: child.userId, openSections: current.scopes }, deps);
+      await updateChildScopes(tx, child.userId, []);
+    }
+    return true;
   });
-  deps.logger.info({ childUserId: child.userId }, 'child account deleted');
+  if (!done) return notFound();
+  deps.logger.info({ childUserId: child.userId, consentWithdrawn: erase }, 'child account deleted');
   return { ok: true };
 }
 

@@ -5,12 +5,18 @@ import type { ListCursor } from '../db/keyset-page';
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
-/** `?limit=` (1 to 200, default 50) and `?cursor=` (a `nextCursor` from an earlier page) of a list endpoint. */
-export function readPage(request: HttpRequest): { ok: true; value: { limit: number; after?: ListCursor } } | { ok: false; problem: Problem } {
+/**
+ * `?limit=` (1 to 200, default 50) and `?cursor=` (a `nextCursor` from an earlier page) of a list endpoint.
+ * @param sizes another default and maximum page size for a list whose contract says so.
+ */
+export function readPage(
+  request: HttpRequest,
+  sizes: { defaultLimit: number; maxLimit: number } = { defaultLimit: DEFAULT_PAGE_SIZE, maxLimit: MAX_PAGE_SIZE },
+): { ok: true; value: { limit: number; after?: ListCursor } } | { ok: false; problem: Problem } {
   const rawLimit = request.query.get('limit');
-  const limit = rawLimit === null ? DEFAULT_PAGE_SIZE : Number(rawLimit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    return { ok: false, problem: problem('invalid_request', { detail: `limit: a whole number from 1 to ${MAX_PAGE_SIZE}.` }) };
+  const limit = rawLimit === null ? sizes.defaultLimit : Number(rawLimit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > sizes.maxLimit) {
+    return { ok: false, problem: problem('invalid_request', { detail: `limit: a whole number from 1 to ${sizes.maxLimit}.` }) };
   }
   const rawCursor = request.query.get('cursor');
   if (rawCursor === null) return { ok: true, value: { limit } };

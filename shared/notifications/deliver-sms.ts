@@ -1,6 +1,7 @@
-import { finishDelivery } from './delivery-ledger';
 import type { DeliveryContext } from './delivery-context';
-import { reportBudgetExceeded, reportOptedOut, reportRetry } from './delivery-report';
+import { finishDelivery, type DeliveryKey } from './delivery-ledger';
+import { reportBudgetExceeded, reportOptedOut, reportOutcomeUnknown, reportRetry, type DeliveryFacts } from './delivery-report';
+import { REPEATABILITY_EXPIRED } from './providers/delivery';
 import type { Recipient } from './recipients';
 import { smsOptOutOf } from './sms-opt-outs';
 import { smsReportTag } from './sms-report-tag';
@@ -54,6 +55,16 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
     return;
   }
 
+  const start = await ctx.startSend(key);
+  if (!start) {
+    ctx.settledElsewhere(key);
+    return;
+  }
+  if (start.kind === 'expired') {
+    await outcomeUnknown(ctx, key, facts);
+    return;
+  }
+
   const { text, segments } = smsOf(ctx.announcement);
   const reservation = await reserveSms(ctx.db, ctx.deps.sms, ctx.now(), segments);
   if (reservation.ok && reservation.warning) {
@@ -73,9 +84,14 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
   }
 
   const observer = { tries: 0, onRetry: (code: string, failedTries: number) => reportRetry(ctx.deps, facts, code, failedTries) };
-  const outcome = await ctx.deps.providers.sms.send({ to: phone, text, announcementId: ctx.announcement.id, tag: smsReportTag(key) }, observer);
+  const message = { to: phone, text, announcementId: ctx.announcement.id, tag: smsReportTag(key), repeatability: start.repeatability };
+  const outcome = await ctx.deps.providers.sms.send(message, observer);
   const tries = Math.max(1, observer.tries);
   if (outcome.result !== 'accepted' && outcome.result !== 'success') await refundSms(ctx.db, reservation, ctx.now());
+  if (outcome.result === 'provider_error' && outcome.code === REPEATABILITY_EXPIRED) {
+    await outcomeUnknown(ctx, key, facts);
+    return;
+  }
   switch (outcome.result) {
     case 'accepted':
     case 'success':
@@ -93,3 +109,18 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
       await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
   }
 }
+
+/**
+ * An SMS handed to ACS before (a crash came between the send and its record) too long ago for ACS
+ * to recognise a resend: it may have gone out, and ACS has no lookup by request. Sending again
+ * could reach the family twice, so it is recorded `accepted` (`outcome_unknown`) and its delivery
+ * report, which ACS sends for every SMS it took (the send asked for one, tagged with the row),
+ * settles it; without one the settle timer does.
+ */
+async function outcomeUnknown(ctx: DeliveryContext, key: DeliveryKey, facts: DeliveryFacts): Promise<void> {
+  reportOutcomeUnknown(ctx.deps, facts, 'await_report');
+  await ctx.finish(key, { result: 'accepted', providerCode: OUTCOME_UNKNOWN }, facts, 0);
+}
+
+/** The provider code of a row whose send may or may not have gone out. */
+export const OUTCOME_UNKNOWN = 'outcome_unknown';

@@ -7,6 +7,8 @@ import type { FanoutDeps } from './fanout-deps';
 import { DELIVERY_LEASE_MS, type HeldLeases } from './lease-heartbeat';
 import type { Channel } from './providers/delivery';
 import { SHUTDOWN_CODE } from './providers/provider-http';
+import type { SendStart } from './send-repeatability';
+import { SendStarts } from './send-starts';
 
 /** The announcement text a batch delivers; never logged. */
 export interface AnnouncementContent {
@@ -43,6 +45,7 @@ export class DeliveryContext {
   private writing: Promise<void> = Promise.resolve();
   private writeError: unknown;
   private timer: NodeJS.Timeout | undefined;
+  private sendStarts: SendStarts | undefined;
 
   constructor(
     readonly deps: FanoutDeps,
@@ -86,7 +89,21 @@ export class DeliveryContext {
         this.count(key.channel, 'busy');
       }
     });
+    // In the order the batch starts its sends: SMS, then e-mail (`deliver-batch.ts`).
+    const sent = [...held.filter((key) => key.channel === 'sms'), ...held.filter((key) => key.channel === 'email')];
+    this.sendStarts = new SendStarts(this.db, this.deps.clock, this.announcement.id, sent);
     return held;
+  }
+
+  /**
+   * Right before an SMS's or e-mail's provider call: records its first send (durably, a few rows
+   * per statement) and says whether the call is a first send, a resend of the same repeatable
+   * request, or too late to resend (`send-repeatability.ts`).
+   * @returns undefined when the row was settled meanwhile: nothing to send.
+   */
+  startSend(key: DeliveryKey): Promise<SendStart | undefined> {
+    this.sendStarts ??= new SendStarts(this.db, this.deps.clock, this.announcement.id, []);
+    return this.sendStarts.start(key);
   }
 
   /**
@@ -147,6 +164,11 @@ export class DeliveryContext {
     if (providerCode === SHUTDOWN_CODE) return;
     // No `notification.delivery` event: the row is still owed, and the event counts final results only.
     reportAttempt(this.deps, facts, { result: 'provider_error', providerCode, tries, transient: true }, { event: false });
+  }
+
+  /** The row is no longer this invocation's to send: a report or another invocation settled it meanwhile. */
+  settledElsewhere(key: DeliveryKey): void {
+    this.open.delete(idOf(key));
   }
 
   /** The row got its final result (already written by the caller). */

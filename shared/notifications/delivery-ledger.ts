@@ -11,7 +11,10 @@ import type { Channel } from './providers/delivery';
  *   again, and `attempts` counts the claims;
  * - a `pending` row under someone else's live lease is left to them (`busy`).
  * What stays possible is the at-least-once gap every queue has: a crash after the provider accepted
- * a message but before its row was finished sends that one message again on redelivery.
+ * a message but before its row was finished. SMS and e-mail close it with ACS's repeatable requests
+ * (`send-repeatability.ts`: the row's own request id and recorded first-sent time, so the resend is
+ * one ACS answers without sending); a push whose request was unanswered at the crash is sent again
+ * (Expo takes no key).
  */
 
 /**

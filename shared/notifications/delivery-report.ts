@@ -102,3 +102,11 @@ export function reportBudgetExceeded(deps: ReportDeps, facts: DeliveryFacts): vo
 export function reportStaleToken(deps: ReportDeps, facts: Omit<DeliveryFacts, 'channel'>, providerCode: string): void {
   deps.logger.warn({ ...facts, channel: 'push', providerCode }, 'stale push token removed');
 }
+
+/**
+ * A send whose outcome is unknown: its first send (before a crash) is older than the provider
+ * recognises a resend, so it is not sent again; the provider's report or operation decides it.
+ */
+export function reportOutcomeUnknown(deps: ReportDeps, facts: DeliveryFacts, decided: 'await_report' | 'operation_read' | 'sent_again'): void {
+  deps.logger.warn({ ...facts, errorCode: 'outcome_unknown', decided }, 'delivery outcome unknown after an interrupted send');
+}

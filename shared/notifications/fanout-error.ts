@@ -15,11 +15,13 @@ export class FanoutError extends Error {
 }
 
 export type FanoutErrorCode =
-  /** Not base64 JSON of `{ announcementId, batch? }`. */
+  /** Not base64 JSON of `{ announcementId, batch? }` or `{ notice: { id, kind } }`. */
   | 'invalid_fanout_message'
   /** No such announcement (yet): its transaction may not have committed. */
   | 'announcement_not_found'
   | 'announcement_not_published'
+  /** An account notice's message names no recorded notice. */
+  | 'notice_not_found'
   /** Some deliveries of the batch are still owed (transient provider errors, rows held by another invocation). */
   | 'delivery_incomplete';
 

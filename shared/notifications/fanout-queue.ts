@@ -14,6 +14,20 @@ export interface FanoutQueue {
  * first use. An unreachable queue service is a `DependencyUnavailableError('queue')`: 503, not 500.
  */
 export function storageFanoutQueue(storage: NonNullable<Config['queueStorage']>, queueName = FANOUT_QUEUE_NAME): FanoutQueue {
+  const send = storageQueueSender(storage, queueName);
+  return {
+    async enqueue(message) {
+      await send(encodeFanoutMessage(message));
+    },
+  };
+}
+
+/**
+ * Sends already encoded message texts to one storage queue, created on first use; every other
+ * message kind of the queue (account notices) goes through it too. Throws
+ * `DependencyUnavailableError('queue')` when the queue service cannot be reached.
+ */
+export function storageQueueSender(storage: NonNullable<Config['queueStorage']>, queueName: string): (text: string) => Promise<void> {
   let client: Promise<QueueClient> | undefined;
   const queue = (): Promise<QueueClient> => {
     client ??= (async () => {
@@ -26,15 +40,12 @@ export function storageFanoutQueue(storage: NonNullable<Config['queueStorage']>,
     });
     return client;
   };
-  return {
-    async enqueue(message) {
-      const text = encodeFanoutMessage(message);
-      try {
-        await (await queue()).sendMessage(text);
-      } catch (error) {
-        throw new DependencyUnavailableError('queue', { cause: error });
-      }
-    },
+  return async (text) => {
+    try {
+      await (await queue()).sendMessage(text);
+    } catch (error) {
+      throw new DependencyUnavailableError('queue', { cause: error });
+    }
   };
 }
 

@@ -4,10 +4,12 @@ import { deliverBatch, type BatchResult } from './deliver-batch';
 import type { FanoutDeps } from './fanout-deps';
 import { FanoutError } from './fanout-error';
 import { fanoutMessageSchema, type FanoutMessage } from './fanout-message';
+import { handleNoticeMessage, type NoticeResult } from './notices/handle-notice-message';
+import { looksLikeNoticeMessage } from './notices/notice-message';
 import { recordPoisonedMessage } from './poison/record-poisoned-message';
 import { splitAudience, type SplitResult } from './split-audience';
 
-export type FanoutResult = ({ kind: 'split' } & SplitResult) | ({ kind: 'batch' } & BatchResult);
+export type FanoutResult = ({ kind: 'split' } & SplitResult) | ({ kind: 'batch' } & BatchResult) | ({ kind: 'notice' } & NoticeResult);
 
 /** What the queue trigger knows about this try of the message. */
 export interface FanoutAttempt {
@@ -18,8 +20,9 @@ export interface FanoutAttempt {
 /**
  * Handles one message of the `notification-fanout` queue (contract section 10): the first message
  * of a published announcement splits its audience into batch messages; a batch message delivers
- * to its recipients. Everything that cannot be handled now throws `FanoutError`, so the queue
- * redelivers the message and, after `maxDequeueCount` tries, moves it to the poison queue: a
+ * to its recipients; an account notice's message (`{ notice }`) goes to `notices/`. Everything
+ * that cannot be handled now throws `FanoutError`, so the queue redelivers the message and, after
+ * `maxDequeueCount` tries, moves it to the poison queue: a
  * malformed message, an announcement that is missing or not published, deliveries still owed.
  * When the last try of a valid message fails, its unfinished deliveries are marked failed first
  * (`poison/record-poisoned-message.ts`), so none stays `pending` once the message is poisoned.
@@ -31,7 +34,10 @@ export async function handleFanoutMessage(
   deps: FanoutDeps,
   attempt: FanoutAttempt = { lastAttempt: false },
 ): Promise<FanoutResult> {
-  const parsed = fanoutMessageSchema.safeParse(typeof input === 'string' ? parseJson(input) : input);
+  const value = typeof input === 'string' ? parseJson(input) : input;
+  // An account notice (a child's account locked: `notices/`) shares the queue, its retries and poison queue.
+  if (looksLikeNoticeMessage(value)) return { kind: 'notice', ...(await handleNoticeMessage(value, deps, attempt)) };
+  const parsed = fanoutMessageSchema.safeParse(value);
   if (!parsed.success) {
     throw new FanoutError('invalid_fanout_message', 'The queue message is not a fan-out message ({ announcementId, batch? }).');
   }

@@ -19,7 +19,7 @@ export interface SessionWithUser {
  */
 const SESSION_WITH_USER_SELECT = `
   SELECT s.id, s.userId, s.secretHash, s.accountType, s.createdAt, s.lastUsedAt, s.idleExpiresAt, s.absoluteExpiresAt,
-    s.endedAt, s.endReason,
+    s.endedAt, s.endReason, s.clientLabel,
     u.accountType AS userAccountType, u.issuer AS userIssuer, u.subject AS userSubject, u.parentId AS userParentId,
     u.role AS userRole, u.status AS userStatus, u.email AS userEmail, u.phone AS userPhone,
     u.createdAt AS userCreatedAt, u.updatedAt AS userUpdatedAt,
@@ -61,6 +61,7 @@ export async function findSessionWithUser(db: SqlExecutor, id: string): Promise<
     absoluteExpiresAt: row.absoluteExpiresAt,
     endedAt: row.endedAt,
     endReason: row.endReason,
+    clientLabel: row.clientLabel,
   };
   const user: User = {
     id: row.userId,

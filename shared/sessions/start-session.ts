@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '../db/database';
 import type { Random } from '../ports/random';
 import type { User } from '../users/user';
+import { UNKNOWN_CLIENT, type ClientLabel } from './client-label';
 import type { Session } from './session';
 import type { SessionPolicy } from './session-policy';
 import { insertSession } from './session-store';
@@ -15,12 +16,14 @@ export interface StartedSession {
 /**
  * Creates a new session for `user` (every sign-in gets its own) inside the caller's transaction.
  * @param now the sign-in time, from the injected clock.
+ * @param clientLabel what kind of client signed in, as `clientLabelOf` read its `User-Agent`.
  */
 export async function startSession(
   tx: SqlExecutor,
   user: Pick<User, 'id' | 'accountType'>,
   now: Date,
   deps: { random: Random; policy: SessionPolicy },
+  clientLabel: ClientLabel = UNKNOWN_CLIENT,
 ): Promise<StartedSession> {
   const lifetimes = deps.policy[user.accountType];
   const { token, id, secretHash } = generateSessionToken(deps.random);
@@ -37,6 +40,7 @@ export async function startSession(
     absoluteExpiresAt: absoluteExpiresAt.toISOString(),
     endedAt: null,
     endReason: null,
+    clientLabel,
   };
   await insertSession(tx, session);
   return { token, session };

@@ -56,7 +56,10 @@ export async function updateUserStatus(tx: SqlExecutor, id: string, status: User
   await tx.execute('UPDATE Users SET status = @status, updatedAt = @now WHERE id = @id', { id, status, now });
 }
 
-/** Keeps an adult's verified contact claims current (they feed notifications). */
+/**
+ * Sets both of an adult's contact values, null clearing one. A sign-in uses
+ * `refreshAdultContact` instead: a token that says nothing about a value must not erase it.
+ */
 export async function updateAdultContact(
   tx: SqlExecutor,
   id: string,
@@ -69,6 +72,27 @@ export async function updateAdultContact(
     phone: contact.phone,
     now,
   });
+}
+
+/**
+ * Keeps an adult's contact data current from a sign-in (it feeds notifications): a value given
+ * replaces the stored one, a value left out keeps it. One statement, so two sign-ins that assert
+ * different values (one the e-mail, the other the phone) cannot undo each other.
+ * @param contact canonical values the provider vouched for; at least one of them.
+ * @returns whether the adult's row was found.
+ */
+export async function refreshAdultContact(
+  tx: SqlExecutor,
+  id: string,
+  contact: { email?: string | undefined; phone?: string | undefined },
+  now: string,
+): Promise<boolean> {
+  const changed = await tx.execute(
+    `UPDATE Users SET email = COALESCE(@email, email), phone = COALESCE(@phone, phone), updatedAt = @now
+     WHERE id = @id AND accountType = 'adult'`,
+    { id, email: contact.email ?? null, phone: contact.phone ?? null, now },
+  );
+  return changed === 1;
 }
 
 /** One page of adults with `status`, oldest first, and the cursor of the next page. */

@@ -52,13 +52,52 @@ describe('a valid ID token', () => {
       ok: true,
       claims: { issuer: ISSUER, subject: 'user-123', email: 'a@example.org', phone: '+15551234567' },
     });
-    const unverified = await verifier.verify(
-      mintIdToken(
-        rsaKey,
-        idTokenClaims(context, { email: 'a@example.org', email_verified: 'true', phone_number: '+15551234567' }),
-      ),
+    for (const flags of [
+      { email_verified: false, phone_number_verified: 'false' },
+      { email_verified: 'yes', phone_number_verified: 1 },
+      { email_verified: 'TRUE', phone_number_verified: null },
+      {},
+    ]) {
+      const unverified = await verifier.verify(
+        mintIdToken(rsaKey, idTokenClaims(context, { email: 'a@example.org', phone_number: '+15551234567', ...flags })),
+      );
+      expect(unverified).toEqual({ ok: true, claims: { issuer: ISSUER, subject: 'user-123' } });
+    }
+  });
+
+  it('takes the string "true" as Apple sends it', async () => {
+    const verified = await verifierAt(NOW).verify(
+      mintIdToken(rsaKey, idTokenClaims(context, { email: 'A@Example.org', email_verified: 'true' })),
     );
-    expect(unverified).toEqual({ ok: true, claims: { issuer: ISSUER, subject: 'user-123' } });
+    expect(verified).toEqual({ ok: true, claims: { issuer: ISSUER, subject: 'user-123', email: 'a@example.org' } });
+  });
+
+  it('reads the verified flag of e-mail from the configured claim (Entra ID: xms_edov)', async () => {
+    const verifier = createIdTokenVerifier({
+      idp: remoteIdp(),
+      clock: manualClock(NOW),
+      emailVerification: { verifiedClaim: 'xms_edov', verifiedByIssuer: false },
+    });
+    const mint = (extra: Record<string, unknown>) => mintIdToken(rsaKey, idTokenClaims(context, { email: 'a@example.org', ...extra }));
+    expect(await verifier.verify(mint({ xms_edov: true }))).toMatchObject({ ok: true, claims: { email: 'a@example.org' } });
+    // The OIDC flag alone no longer counts: the configured claim is the one that speaks.
+    expect(await verifier.verify(mint({ email_verified: true }))).toEqual({ ok: true, claims: { issuer: ISSUER, subject: 'user-123' } });
+    expect(await verifier.verify(mint({ xms_edov: false }))).toEqual({ ok: true, claims: { issuer: ISSUER, subject: 'user-123' } });
+  });
+
+  it('trusts an issuer that verifies every address it sends only where the flag is absent (Entra External ID)', async () => {
+    const verifier = createIdTokenVerifier({
+      idp: remoteIdp(),
+      clock: manualClock(NOW),
+      emailVerification: { verifiedClaim: 'email_verified', verifiedByIssuer: true },
+    });
+    const mint = (extra: Record<string, unknown>) => mintIdToken(rsaKey, idTokenClaims(context, { email: 'a@example.org', ...extra }));
+    expect(await verifier.verify(mint({}))).toMatchObject({ ok: true, claims: { email: 'a@example.org' } });
+    expect(await verifier.verify(mint({ email_verified: false }))).toEqual({ ok: true, claims: { issuer: ISSUER, subject: 'user-123' } });
+    expect(await verifier.verify(mint({ email: 'not an address' }))).toEqual({ ok: true, claims: { issuer: ISSUER, subject: 'user-123' } });
+    // Phone numbers keep OIDC's own flag: the issuer's trust covers e-mail only.
+    const phoneOnly = mintIdToken(rsaKey, idTokenClaims(context, { phone_number: '+15551234567' }));
+    expect(await verifier.verify(phoneOnly)).toEqual({ ok: true, claims: { issuer: ISSUER, subject: 'user-123' } });
   });
 
   it('passes within the 30 s tolerance and fails just past it', async () => {

@@ -91,6 +91,20 @@ export function describeAcsSmsMappings(): void {
       expect(tries).toMatchObject({ tries: 2, retries: ['network'] });
     });
 
+    it('sends a message that carries its row\'s repeatability pair once, even from a new client after a restart; a pair too old is repeatability_expired', async () => {
+      const phone = uniquePhone();
+      const repeatability = { requestId: '0b0b0b0b-0000-8000-8000-00000000000b', firstSent: new Date(Date.now() - 60_000) };
+      const first = await sms().send({ to: phone, text: 'hello', tag: 'a1/u1', repeatability });
+      // Another adapter, as a restarted process builds it: the same pair is the same request to ACS.
+      const again = await sms().send({ to: phone, text: 'hello', tag: 'a1/u1', repeatability });
+      expect(again).toEqual(first);
+      expect(acs.smsTo(phone)).toHaveLength(1);
+      expect(acs.requests).toMatchObject({ sms: 2, repeats: 1 });
+      const stale = { requestId: '0c0c0c0c-0000-8000-8000-00000000000c', firstSent: new Date(Date.now() - 6 * 60_000) };
+      expect(await sms().send({ to: phone, text: 'hello', repeatability: stale })).toEqual({ result: 'provider_error', code: 'repeatability_expired', transient: false });
+      expect(acs.smsTo(phone)).toHaveLength(1);
+    });
+
     it('waits out a short Retry-After inside the send, and leaves a long one to the queue at once', async () => {
       const [briefly, long] = [uniquePhone(), uniquePhone()];
       acs.scriptSms(briefly, { httpStatus: 429, retryAfterSeconds: 0 }, 'ok');
@@ -184,6 +198,19 @@ export function describeAcsEmailMappings(): void {
       // A later send of the same row (a redelivered queue message) finds ACS holding its operation: accepted, not sent again.
       expect(await email().send({ to: lost, subject: 's', text: 't', operationId })).toEqual({ result: 'accepted', providerMessageId: operationId });
       expect(acs.emailsTo(lost)).toHaveLength(1);
+    });
+
+    it('sends a message that carries its row\'s repeatability pair once, even from a new client after a restart; a pair too old is repeatability_expired', async () => {
+      const address = uniqueEmail();
+      const repeatability = { requestId: '0d0d0d0d-0000-8000-8000-00000000000d', firstSent: new Date(Date.now() - 60_000) };
+      const message = { to: address, subject: 'Hi', text: 'hello', operationId: '0e0e0e0e-0000-8000-8000-00000000000e', repeatability };
+      const first = await email().send(message);
+      expect(first).toEqual({ result: 'accepted', providerMessageId: message.operationId });
+      expect(await email().send(message)).toEqual(first);
+      expect(acs.emailsTo(address)).toHaveLength(1);
+      const stale = { ...message, operationId: '0f0f0f0f-0000-8000-8000-00000000000f', repeatability: { requestId: '01010101-0000-8000-8000-000000000001', firstSent: new Date(Date.now() - 6 * 60_000) } };
+      expect(await email().send(stale)).toEqual({ result: 'provider_error', code: 'repeatability_expired', transient: false });
+      expect(acs.emailsTo(address)).toHaveLength(1);
     });
 
     it('is refused with 401 Denied when the signature is wrong: permanent, nothing sent', async () => {

@@ -174,8 +174,9 @@ export function describeChildAccountsContract(name: string, factory: TestDatabas
       const db = database();
       await seedParents(db);
       await insert(db, newChild(10, 'lockable'));
-      await lockChild(db, numberedId(10), LATER);
-      await lockChild(db, numberedId(10), isoAfter(LATER, 60_000));
+      // Only the statement that locked it says so: the lock's notice and audit row hang on that.
+      expect(await lockChild(db, numberedId(10), LATER)).toBe(true);
+      expect(await lockChild(db, numberedId(10), isoAfter(LATER, 60_000))).toBe(false);
       expect((await findChildById(db, numberedId(10)))?.lockedAt).toBe(LATER);
     });
 

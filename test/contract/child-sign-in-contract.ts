@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ChildAuthDeps } from '../../shared/auth/auth-deps';
 import { createSecretHasher } from '../../shared/auth/child/secret-hasher';
 import { signInChild, type ChildSignIn } from '../../shared/auth/sign-in-child';
-import { createChild } from '../../shared/children/create-child';
+import { createChild, type ChildManagementDeps } from '../../shared/children/create-child';
 import type { Database } from '../../shared/db/database';
 import { lazyDatabase } from '../../shared/db/lazy-database';
 import { createLogger } from '../../shared/logging/logger';
@@ -28,7 +27,7 @@ const START = '2025-07-01T08:00:00.000Z';
 /** A few milliseconds per Argon2 call: the flow, not the hash, is under test. */
 const CHEAP_ARGON2 = { memoryCost: 1024, timeCost: 1, parallelism: 1 };
 
-function depsFor(db: Database, clock: ManualClock = manualClock(START)): ChildAuthDeps {
+function depsFor(db: Database, clock: ManualClock = manualClock(START)): ChildManagementDeps {
   return {
     database: lazyDatabase(async () => db),
     clock,
@@ -38,6 +37,7 @@ function depsFor(db: Database, clock: ManualClock = manualClock(START)): ChildAu
     sessionPolicy: DEFAULT_SESSION_POLICY,
     hasher: createSecretHasher({ pepper: PEPPER, params: CHEAP_ARGON2 }),
     pepper: PEPPER,
+    consentTermsVersion: 'contract-terms',
   };
 }
 
@@ -72,7 +72,7 @@ export function describeChildSignInContract(name: string, factory: TestDatabaseF
       };
     });
 
-    async function newChild(db: Database, deps: ChildAuthDeps, username: string, pin: string, n: number): Promise<string> {
+    async function newChild(db: Database, deps: ChildManagementDeps, username: string, pin: string, n: number): Promise<string> {
       const parent = adultUser(n);
       await insertUser(db, parent);
       const created = await createChild(parent, { username, secret: { kind: 'pin', value: pin }, scopes: ['announcements'] }, deps);
@@ -121,7 +121,7 @@ export function describeChildSignInContract(name: string, factory: TestDatabaseF
       const childId = await newChild(db, deps[0], 'twin.kid', '9264017', 3);
       await Promise.all(
         Array.from({ length: 40 }, (_, index) =>
-          signInChild({ username: 'twin.kid', secret: String(6_200_000 + index), clientAddress: `203.0.113.${index}` }, deps[index % 2] as ChildAuthDeps),
+          signInChild({ username: 'twin.kid', secret: String(6_200_000 + index), clientAddress: `203.0.113.${index}` }, deps[index % 2] as ChildManagementDeps),
         ),
       );
       expect(await evaluatedGuesses(db, childId)).toBe(3);

@@ -13,6 +13,7 @@ import {
   type DeliveryRow,
 } from '../../shared/notifications/delivery-ledger';
 import { deletePushTicket, recordPushTickets, ticketsSentBefore, type PushTicket } from '../../shared/notifications/push-tickets';
+import { markSendStarts, restartSendStart } from '../../shared/notifications/send-repeatability';
 import { refundSms, reserveSms, spentUsd, type SmsReservation, type SmsSpendSettings } from '../../shared/notifications/sms-spend-guard';
 import { insertUser } from '../../shared/users/user-store';
 import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
@@ -239,6 +240,34 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
         const claims = await Promise.all([claimDeliveries(db, [key], later, nextLease), claimDeliveries(db, [key], later, nextLease)]);
         expect(claims.flat().sort()).toEqual(['busy', 'claimed']);
         expect(await deliveriesOf(db, ANNOUNCEMENT)).toEqual([pendingRow(key, { attempts: 2, claimedUntil: nextLease, updatedAt: later })]);
+      });
+
+      it('records a row\'s first send once, before it: pending rows only, an earlier first send kept, and starts it over on request', async () => {
+        const db = database();
+        await seed(db);
+        const sms: DeliveryKey = { ...key, channel: 'sms' };
+        const email: DeliveryKey = { ...key, channel: 'email' };
+        const done: DeliveryKey = { ...key, userId: OTHER_USER, channel: 'email' };
+        for (const k of [sms, email, done]) await claimDelivery(db, k, NOW, LEASE);
+        await finishDelivery(db, done, { result: 'accepted' }, NOW);
+        const first = isoAfter(NOW, 10);
+        expect(await markSendStarts(db, db.dialect, ANNOUNCEMENT, [sms], first)).toEqual(new Map([[`${USER}/sms`, first]]));
+        const later = isoAfter(NOW, 20);
+        const marks = await markSendStarts(db, db.dialect, ANNOUNCEMENT, [sms, email, done], later);
+        expect(marks).toEqual(new Map([[`${USER}/sms`, first], [`${USER}/email`, later]]));
+        expect(await markSendStarts(db, db.dialect, ANNOUNCEMENT, [], later)).toEqual(new Map());
+        const restarted = isoAfter(NOW, 30);
+        await restartSendStart(db, sms, restarted);
+        await restartSendStart(db, done, restarted);
+        const rows = await db.query<{ channel: string; userId: string; firstSentAt: string | null }>(
+          'SELECT userId, channel, firstSentAt FROM NotificationDeliveries WHERE announcementId = @announcementId ORDER BY userId, channel',
+          { announcementId: ANNOUNCEMENT },
+        );
+        expect(rows).toEqual([
+          { userId: USER, channel: 'email', firstSentAt: later },
+          { userId: USER, channel: 'sms', firstSentAt: restarted },
+          { userId: OTHER_USER, channel: 'email', firstSentAt: null },
+        ]);
       });
 
       it('gives exactly one of two racing first claims the row', async () => {

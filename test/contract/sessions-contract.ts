@@ -4,10 +4,13 @@ import { insertChildAccount } from '../../shared/children/child-account-store';
 import type { Database } from '../../shared/db/database';
 import { UniqueViolationError } from '../../shared/db/database-errors';
 import type { Session } from '../../shared/sessions/session';
+import type { LiveSession } from '../../shared/sessions/session';
 import {
+  endLiveUserSessions,
   endSession,
   endUserSessions,
   findExpiredOpenSessions,
+  findLiveUserSessions,
   findSessionById,
   insertSession,
   touchSession,
@@ -37,6 +40,7 @@ function session(id: string, overrides: Partial<Session> = {}): Session {
     absoluteExpiresAt: isoAfter(START, 30 * 24 * HOUR),
     endedAt: null,
     endReason: null,
+    clientLabel: 'iOS app',
     ...overrides,
   };
 }
@@ -216,6 +220,93 @@ export function describeSessionsContract(name: string, factory: TestDatabaseFact
       );
       expect((await findExpiredOpenSessions(db, now, 2)).map((row) => row.id)).toEqual([sessionId('A-upper'), sessionId('b-absolute')]);
       expect(await findExpiredOpenSessions(db, isoAfter(START, -1), 10)).toEqual([]);
+    });
+
+    it('keeps the client label of the sign-in, and reads a session from before labels as unknown', async () => {
+      const db = database();
+      await seedUsers(db);
+      const labelled = session(sessionId('labelled'), { clientLabel: 'Android browser' });
+      await insertSession(db, labelled);
+      expect((await findSessionById(db, labelled.id))?.clientLabel).toBe('Android browser');
+      expect((await findSessionWithUser(db, labelled.id))?.session.clientLabel).toBe('Android browser');
+      // A row written by the code before migration 0009 names no label: the column's default fills it.
+      await db.execute(
+        `INSERT INTO Sessions (id, userId, secretHash, accountType, createdAt, lastUsedAt, idleExpiresAt, absoluteExpiresAt)
+         VALUES (@id, @userId, @secretHash, 'adult', @createdAt, @createdAt, @idleExpiresAt, @absoluteExpiresAt)`,
+        {
+          id: sessionId('before-labels'),
+          userId: USER,
+          secretHash: 'b'.repeat(64),
+          createdAt: START,
+          idleExpiresAt: isoAfter(START, HOUR),
+          absoluteExpiresAt: isoAfter(START, 2 * HOUR),
+        },
+      );
+      expect((await findSessionById(db, sessionId('before-labels')))?.clientLabel).toBe('unknown');
+    });
+
+    it("lists a user's live sessions newest first (ties by id), never the secret hash, up to the limit", async () => {
+      const db = database();
+      await seedUsers(db);
+      const now = isoAfter(START, 10 * HOUR);
+      const newest = session(sessionId('newest'), { createdAt: isoAfter(START, 9 * HOUR), lastUsedAt: isoAfter(START, 9 * HOUR), clientLabel: 'Windows browser' });
+      const tieB = session(sessionId('tie-b'), { createdAt: isoAfter(START, HOUR) });
+      const tieA = session(sessionId('tie-a'), { createdAt: isoAfter(START, HOUR), lastUsedAt: isoAfter(START, 5 * HOUR) });
+      const oldest = session(sessionId('oldest'));
+      const rows = [
+        oldest,
+        tieB,
+        newest,
+        tieA,
+        session(sessionId('ended'), { endedAt: isoAfter(START, 2 * HOUR), endReason: 'logout' }),
+        session(sessionId('idle-exactly-now'), { idleExpiresAt: now }),
+        session(sessionId('absolute-past'), { absoluteExpiresAt: isoAfter(now, -1) }),
+        session(sessionId('theirs'), { userId: OTHER_USER }),
+      ];
+      for (const row of rows) await insertSession(db, row);
+      const live = (row: Session): LiveSession => ({
+        id: row.id,
+        userId: row.userId,
+        accountType: row.accountType,
+        createdAt: row.createdAt,
+        lastUsedAt: row.lastUsedAt,
+        idleExpiresAt: row.idleExpiresAt,
+        absoluteExpiresAt: row.absoluteExpiresAt,
+        clientLabel: row.clientLabel,
+      });
+
+      const listed = await findLiveUserSessions(db, USER, now, 10);
+      expect(listed).toEqual([newest, tieA, tieB, oldest].map(live));
+      expect(JSON.stringify(listed)).not.toContain(oldest.secretHash);
+      expect((await findLiveUserSessions(db, USER, now, 2)).map((row) => row.id)).toEqual([newest.id, tieA.id]);
+      expect((await findLiveUserSessions(db, OTHER_USER, now, 10)).map((row) => row.id)).toEqual([sessionId('theirs')]);
+      expect(await findLiveUserSessions(db, numberedId(9), now, 10)).toEqual([]);
+    });
+
+    it("ends a user's live sessions but the kept one (or all), leaving expired, ended and others' sessions alone", async () => {
+      const db = database();
+      await seedUsers(db);
+      const now = isoAfter(START, 10 * HOUR);
+      const earlier = isoAfter(START, HOUR);
+      const current = session(sessionId('current'));
+      const other1 = session(sessionId('other1'));
+      const other2 = session(sessionId('OTHER1'));
+      const expired = session(sessionId('expired'), { idleExpiresAt: now });
+      const ended = session(sessionId('ended'), { endedAt: earlier, endReason: 'logout' });
+      const theirs = session(sessionId('theirs'), { userId: OTHER_USER });
+      for (const row of [current, other1, other2, expired, ended, theirs]) await insertSession(db, row);
+
+      expect(await db.transaction((tx) => endLiveUserSessions(tx, USER, 'user_revoked_all', now, current.id))).toBe(2);
+      for (const row of [other1, other2]) expect(await findSessionById(db, row.id)).toEqual({ ...row, endedAt: now, endReason: 'user_revoked_all' });
+      for (const row of [current, expired, ended, theirs]) expect(await findSessionById(db, row.id)).toEqual(row);
+      expect(await endLiveUserSessions(db, USER, 'user_revoked_all', now, current.id)).toBe(0);
+
+      const later = isoAfter(now, 1);
+      expect(await db.transaction((tx) => endLiveUserSessions(tx, USER, 'parent_revoked', later, null))).toBe(1);
+      expect(await findSessionById(db, current.id)).toEqual({ ...current, endedAt: later, endReason: 'parent_revoked' });
+      // The expired one is the sweep's to record, as `session_expired`.
+      expect(await findSessionById(db, expired.id)).toEqual(expired);
+      expect(await findSessionById(db, theirs.id)).toEqual(theirs);
     });
   });
 }

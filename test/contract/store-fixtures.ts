@@ -29,6 +29,10 @@ const STORE_TABLES = [
   'ChildAccounts',
   'SignInAddressFailures',
   'SignInUsernameFailures',
+  'AdultSignInFailures',
+  'ChildConsents',
+  'AccountNoticeDeliveries',
+  'AccountNotices',
 ] as const;
 
 /**

@@ -8,6 +8,7 @@ import {
   insertUser,
   listAdultsByStatus,
   transitionUserStatus,
+  refreshAdultContact,
   updateAdultContact,
   updateUserRole,
   updateUserStatus,
@@ -137,6 +138,27 @@ export function describeUsersContract(name: string, factory: TestDatabaseFactory
       const cleared = isoAfter(LATER, 1000);
       await updateAdultContact(db, adult.id, { email: null, phone: null }, cleared);
       expect(await findUserById(db, adult.id)).toEqual({ ...adult, updatedAt: cleared });
+    });
+
+    it('refreshes only the contact values a sign-in asserts, keeping the others', async () => {
+      const db = database();
+      const adult = adultUser(1, { email: 'kept@example.test', phone: '+15550100' });
+      await insertUser(db, adult);
+      const child = childUser(2, adult.id);
+      await insertUser(db, child);
+
+      expect(await refreshAdultContact(db, adult.id, { phone: '+15550199' }, LATER)).toBe(true);
+      expect(await findUserById(db, adult.id)).toEqual({ ...adult, phone: '+15550199', updatedAt: LATER });
+      const later = isoAfter(LATER, 1000);
+      expect(await refreshAdultContact(db, adult.id, { email: 'new@example.test' }, later)).toBe(true);
+      expect(await findUserById(db, adult.id)).toEqual({ ...adult, email: 'new@example.test', phone: '+15550199', updatedAt: later });
+      expect(await refreshAdultContact(db, adult.id, { email: 'both@example.test', phone: '+15550111' }, later)).toBe(true);
+      expect(await findUserById(db, adult.id)).toMatchObject({ email: 'both@example.test', phone: '+15550111' });
+
+      // Only adults have provider contact data; an unknown id changes nothing.
+      expect(await refreshAdultContact(db, child.id, { email: 'child@example.test' }, later)).toBe(false);
+      expect(await findUserById(db, child.id)).toEqual(child);
+      expect(await refreshAdultContact(db, numberedId(99), { email: 'nobody@example.test' }, later)).toBe(false);
     });
 
     it('pages adults of a status oldest first, ties broken by id, with a cursor per page', async () => {

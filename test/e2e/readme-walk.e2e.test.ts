@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../helpers/api-client';
 import { CanaryTracker } from '../helpers/canaries';
 import { PROJECT_ROOT, startLocalHost, type LocalHost } from '../helpers/local-host';
-import { auditRows } from '../helpers/sqlite-reader';
+import { auditRows, readRows } from '../helpers/sqlite-reader';
 
 /**
  * The README's walk-through, step by step, with the built-in development identity provider:
- * dev token → session → me → child account → child sign-in → sign-out.
+ * dev token → session → me → child account (and the consent recorded with it) → child sign-in → sign-out.
  */
 const run = promisify(execFile);
 
@@ -53,6 +53,13 @@ describe('the README walk-through', () => {
 
     const child = await api.createChild(adult.token, { username: 'river', pin: '408215', scopes: ['announcements'] });
     expect(child.status).toBe(201);
+    // The parent's consent, recorded with the child under the development terms version.
+    const consents = await api.request('GET', `/api/v1/children/${String(child.body.id)}/consents`, { token: adult.token });
+    expect(consents.status).toBe(200);
+    expect(consents.body).toMatchObject({
+      items: [{ termsVersion: 'development', sections: ['announcements'], method: 'account_holder_confirmation', withdrawnAt: null }],
+      nextCursor: null,
+    });
 
     const childSession = await api.signInChild('river', '408215');
     expect(childSession.status).toBe(200);
@@ -64,8 +71,9 @@ describe('the README walk-through', () => {
     expect((await api.request('DELETE', '/api/v1/auth/session', { token: adult.token })).status).toBe(204);
     expect((await api.request('GET', '/api/v1/me', { token: adult.token })).status).toBe(401);
 
-    const events = auditRows(databaseFile).map((row) => row.eventType);
-    expect(events).toEqual(['authn_login_success', 'child_created', 'authn_login_success', 'session_logout', 'session_logout']);
+    // In the order written (rows of one transaction may share a millisecond).
+    const events = readRows<{ eventType: string }>(databaseFile, 'SELECT eventType FROM AuditLog ORDER BY rowid').map((row) => row.eventType);
+    expect(events).toEqual(['authn_login_success', 'child_created', 'consent_given', 'authn_login_success', 'session_logout', 'session_logout']);
   });
 
   it('left nothing secret in stdout or the audit log', () => {

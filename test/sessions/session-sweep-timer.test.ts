@@ -45,6 +45,7 @@ async function session(times: { created: number; idle: number; absolute: number;
     absoluteExpiresAt: at(times.absolute),
     endedAt: times.endedAt === undefined ? null : at(times.endedAt),
     endReason: times.endedAt === undefined ? null : 'logout',
+    clientLabel: 'unknown',
   };
   await insertSession(await h.services.database.get(), row);
   return row.id;

@@ -17,6 +17,7 @@ const PRODUCTION = {
   ACS_ENDPOINT: 'https://acs.example.com',
   ACS_SMS_FROM: '+15555550100',
   ACS_EMAIL_SENDER: 'noreply@example.com',
+  CONSENT_TERMS_VERSION: '2025-06',
 };
 
 /** Loads package.json `main` as the Functions worker does (built by `npm test`'s build) and lists what got loaded. */

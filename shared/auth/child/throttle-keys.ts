@@ -38,6 +38,16 @@ export function usernameThrottleKey(pepper: string, identity: string): string {
 }
 
 /**
+ * The key an adult sign-in's failures count under for its client address: the same address bucket
+ * as a child's, under a label of its own, so adults' and children's failures never add up.
+ * @param pepper `config.childSecretPepper` (the app's throttle-key secret).
+ * @param clientAddress the client's IP address, or a fixed word standing for "unknown".
+ */
+export function adultAddressThrottleKey(pepper: string, clientAddress: string): string {
+  return keyOf(pepper, 'adult-address', clientAddressBucket(clientAddress));
+}
+
+/**
  * The unit an address is throttled as. An IPv4 address counts alone (IPv4-mapped IPv6 is read as
  * IPv4); an IPv6 address counts as its /64 network, because one subscriber usually holds a whole
  * /64 and could otherwise pick a fresh address for every attempt. Anything else (no address, a

@@ -1,6 +1,8 @@
 export {
   createIdTokenVerifier,
+  DEFAULT_EMAIL_VERIFICATION,
   MAX_CLOCK_TOLERANCE_SECONDS,
+  type EmailVerification,
   type IdTokenClaims,
   type IdTokenVerification,
   type IdTokenVerifier,
@@ -10,4 +12,3 @@ export { signatureWasAccepted, type InvalidTokenReason } from './invalid-token-r
 export { IdpUnavailableError, type ProviderFailureReport, type ProviderStatus } from './provider-failure';
 export { logProviderFailure } from './log-provider-failure';
 export { MAX_ID_TOKEN_BYTES } from './token-shape';
-export { devIdpJwks, loadOrCreateDevIdpKeys, mintDevIdToken, type DevIdpKeys, type DevIdTokenClaims } from './dev-identity-provider';

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { Config } from '../../config';
 import type { Clock } from '../../ports/clock';
-import { devIdpJwks, loadOrCreateDevIdpKeys } from './dev-identity-provider';
 import { loadJose, type CryptoKey, type Jose, type JWTPayload } from './jose';
 import {
   createLocalKeySource,
@@ -19,11 +18,36 @@ import { canonicalEmail, canonicalPhone } from '../../users/contact-address';
 export interface IdTokenClaims {
   issuer: string;
   subject: string;
-  /** Only when the provider says it verified the address (`email_verified: true`). */
+  /**
+   * Only when the provider vouches for the address (see `EmailVerification`); absent also when the
+   * token has no `email` at all, which tells nothing about the stored one.
+   */
   email?: string;
   /** Only when the provider says it verified the number (`phone_number_verified: true`). */
   phone?: string;
 }
+
+/**
+ * How the provider marks an `email` claim as verified (`config.idpEmail`). Providers differ: most
+ * send `email_verified: true` (Apple as the string `"true"`); Entra ID sends no such claim, but
+ * can send `xms_edov` (domain owner verified) as an optional claim; Entra External ID sends
+ * neither, and verifies every address of its own sign-up with a one-time code.
+ */
+export interface EmailVerification {
+  /** The claim that must be true for `email` to count (`email_verified`, or e.g. `xms_edov`). */
+  verifiedClaim: string;
+  /**
+   * The issuer puts only verified addresses in `email`: when `verifiedClaim` is absent the address
+   * counts as verified (a present claim that is not true still refuses it).
+   */
+  verifiedByIssuer: boolean;
+}
+
+/** OIDC's own claim and no trust in the issuer beyond it: the default. */
+export const DEFAULT_EMAIL_VERIFICATION: EmailVerification = { verifiedClaim: 'email_verified', verifiedByIssuer: false };
+
+/** Phone numbers follow OIDC's own flag only: none of the providers above sends a number without it. */
+const PHONE_VERIFICATION: EmailVerification = { verifiedClaim: 'phone_number_verified', verifiedByIssuer: false };
 
 export type IdTokenVerification =
   | { ok: true; claims: IdTokenClaims }
@@ -50,6 +74,8 @@ export interface IdTokenVerifierOptions {
   clock: Clock;
   /** Default and maximum 30 s. */
   clockToleranceSeconds?: number;
+  /** When `email` counts as verified; default `DEFAULT_EMAIL_VERIFICATION`. */
+  emailVerification?: EmailVerification;
   /** Remote provider only: once per failed JWKS fetch, whether or not stale keys saved the day. */
   onProviderFailure?: (report: ProviderFailureReport) => void;
   /** Remote provider only: JWKS timing and transport (defaults suit production). */
@@ -75,6 +101,7 @@ export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenV
   if (!idp.issuer || !idp.audience) throw new TypeError('the identity provider needs an issuer and an audience');
   const algorithms = checkedAlgorithms(idp.algorithms);
   const keys = keySourceFor(options);
+  const emailVerification = options.emailVerification ?? DEFAULT_EMAIL_VERIFICATION;
 
   return {
     async verify(token) {
@@ -91,7 +118,7 @@ export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenV
           clockTolerance: tolerance,
           currentDate: now,
         });
-        return claimsOf(verified.payload, verified.protectedHeader.typ, now, tolerance);
+        return claimsOf(verified.payload, verified.protectedHeader.typ, now, tolerance, emailVerification);
       } catch (error) {
         if (error instanceof IdpUnavailableError) {
           return {
@@ -112,7 +139,11 @@ function keySourceFor(options: IdTokenVerifierOptions): IdTokenKeySource {
   const { idp } = options;
   if (idp.kind === 'development') {
     const directory = path.resolve(idp.keyDirectory);
-    return createLocalKeySource(async () => devIdpJwks(await loadOrCreateDevIdpKeys(directory)));
+    return createLocalKeySource(async () => {
+      // Loaded here, not at start: production never uses it, and its `fs/promises` costs every cold start.
+      const devIdp = await import('./dev-identity-provider.js');
+      return devIdp.devIdpJwks(await devIdp.loadOrCreateDevIdpKeys(directory));
+    });
   }
   return createRemoteKeySource({
     ...options.jwks,
@@ -152,7 +183,13 @@ async function verifyWithKeySource(jose: Jose, token: string, keys: IdTokenKeySo
   }
 }
 
-function claimsOf(payload: JWTPayload, typ: string | undefined, now: Date, toleranceSeconds: number): IdTokenVerification {
+function claimsOf(
+  payload: JWTPayload,
+  typ: string | undefined,
+  now: Date,
+  toleranceSeconds: number,
+  emailVerification: EmailVerification,
+): IdTokenVerification {
   const refuse = (reason: InvalidTokenReason): IdTokenVerification => ({ ok: false, failure: 'invalid_token', reason });
   if (typ !== undefined && !['jwt', 'application/jwt'].includes(typ.toLowerCase())) return refuse('wrong_typ');
   const { iss, sub, iat } = payload;
@@ -161,9 +198,9 @@ function claimsOf(payload: JWTPayload, typ: string | undefined, now: Date, toler
   if (iat > now.getTime() / 1000 + toleranceSeconds) return refuse('issued_in_future');
   if (typeof iss !== 'string' || typeof sub !== 'string' || sub.length === 0 || sub.length > 255) return refuse('claim_invalid');
   const claims: IdTokenClaims = { issuer: iss, subject: sub };
-  const email = verifiedClaim(payload, 'email', 'email_verified', canonicalEmail);
+  const email = verifiedClaim(payload, 'email', emailVerification, canonicalEmail);
   if (email !== undefined) claims.email = email;
-  const phone = verifiedClaim(payload, 'phone_number', 'phone_number_verified', canonicalPhone);
+  const phone = verifiedClaim(payload, 'phone_number', PHONE_VERIFICATION, canonicalPhone);
   if (phone !== undefined) claims.phone = phone;
   return { ok: true, claims };
 }
@@ -175,10 +212,20 @@ function claimsOf(payload: JWTPayload, typ: string | undefined, now: Date, toler
 function verifiedClaim(
   payload: JWTPayload,
   name: string,
-  verifiedFlag: string,
+  verification: EmailVerification,
   canonical: (raw: string) => string | undefined,
 ): string | undefined {
   const value = payload[name];
-  if (payload[verifiedFlag] !== true || typeof value !== 'string') return undefined;
-  return canonical(value);
+  if (typeof value !== 'string') return undefined;
+  const flag = payload[verification.verifiedClaim];
+  const verified = flag === undefined ? verification.verifiedByIssuer : isAsserted(flag);
+  return verified ? canonical(value) : undefined;
+}
+
+/**
+ * A verification flag that says yes: the boolean `true` OIDC specifies, or the string `"true"`
+ * Apple sends. Anything else (`false`, `"false"`, `"yes"`, a number) is not a yes.
+ */
+function isAsserted(flag: unknown): boolean {
+  return flag === true || flag === 'true';
 }

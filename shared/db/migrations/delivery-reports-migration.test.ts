@@ -38,6 +38,13 @@ describe('migration 0008-delivery-reports (SQLite)', () => {
     await row('email', 'failed');
     await opened.execute("INSERT INTO SmsOptOuts (phone, optedOutAt, optedInAt) VALUES ('+15550100001', @now, NULL), ('+15550100002', NULL, @now)", { now: NOW });
 
+    // A rollback to before 0008 takes the later migrations back first, newest first.
+    const all = migrationsFor('sqlite');
+    for (const later of all.slice(all.indexOf(migration) + 1).reverse()) {
+      const undo = later.down;
+      if (!undo) throw new Error(`${later.name} must be revertible`);
+      await opened.transaction((tx) => undo(tx));
+    }
     const down = migration.down;
     await opened.transaction((tx) => down(tx));
     expect(await opened.query('SELECT channel, result FROM NotificationDeliveries ORDER BY channel')).toEqual([

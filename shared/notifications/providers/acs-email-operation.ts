@@ -7,6 +7,12 @@ import { asRecord, parseJson, safeLabel } from './provider-http';
 /** ACS's code for mail dropped because every recipient is on its suppression list (hard-bounced before). */
 export const SUPPRESSED_RECIPIENT_CODE = 'EmailDroppedAllRecipientsSuppressed';
 
+/**
+ * ACS's code for an operation it does not know (404). Asked minutes after a send, long before ACS
+ * forgets an operation, it means the send never reached ACS.
+ */
+export const OPERATION_NOT_FOUND = 'NotFound';
+
 /** The e-mail API version the SDK speaks (`@azure/communication-email` 1.1): the status request uses the same. */
 export const ACS_EMAIL_API_VERSION = '2025-09-01';
 
@@ -60,6 +66,7 @@ async function readOperation(
     allowInsecureConnection: isLoopbackHttp(settings.access.endpoint),
   });
   const response = await client.sendRequest(request);
+  if (response.status === 404) return { state: 'unknown', code: OPERATION_NOT_FOUND };
   if (response.status !== 200) {
     return { state: 'unknown', code: acsFailure({ statusCode: response.status, code: errorCodeOf(response.bodyAsText) }).code };
   }

@@ -16,10 +16,11 @@ import { SHUTDOWN_CODE, shutdownOutcome } from './provider-http';
  *
  * - The operation id is ours (`operationId`, chosen from the ledger row before the send), so the
  *   report finds its row even when it overtakes the send's answer.
- * - `Repeatability-Request-Id` / `Repeatability-First-Sent` are set once per message (ACS's
- *   documented repeatable requests for the e-mail send API; the JavaScript SDK does not add them
- *   itself), so a retry of a request ACS already took returns its first answer instead of sending
- *   again.
+ * - `Repeatability-Request-Id` / `Repeatability-First-Sent` (ACS's documented repeatable requests
+ *   for the e-mail send API; the JavaScript SDK does not add them itself): the ledger row's pair
+ *   (`EmailMessage.repeatability`), else one made for this send, so a retry, or a resend after a
+ *   restart, of a request ACS already took returns its first answer instead of sending again. A
+ *   412 (a first send older than ACS tracks) → `repeatability_expired`.
  *
  * Mapping: 202 → `accepted` (`providerMessageId` = the operation id), and so is 409 for the id this
  * row chose (ACS has that operation already: an earlier send whose answer was lost); an operation already
@@ -68,6 +69,17 @@ export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailP
             },
             {
               ...(message.operationId ? { operationId: message.operationId } : {}),
+              // The row's own pair when it has one; otherwise `repeatableSendPolicy` makes one for this send.
+              ...(message.repeatability
+                ? {
+                    requestOptions: {
+                      customHeaders: {
+                        'Repeatability-Request-Id': message.repeatability.requestId,
+                        'Repeatability-First-Sent': message.repeatability.firstSent.toUTCString(),
+                      },
+                    },
+                  }
+                : {}),
               abortSignal: sendAbortSignal(options, acceptedNow.signal),
               onResponse: (response) => {
                 if (sendAnswer !== undefined || response.request.method !== 'POST') return;

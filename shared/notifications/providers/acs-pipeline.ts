@@ -6,7 +6,7 @@ import type { AcsAccess } from '../../config';
 import type { ShutdownSignals } from '../../lifecycle/shutdown';
 import type { RetryPolicy } from '../retry-transient';
 import { MAX_IN_INVOCATION_WAIT_MS } from '../retry-transient';
-import type { DeliveryOutcome, SendObserver } from './delivery';
+import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type SendObserver } from './delivery';
 import { DEFAULT_REQUEST_TIMEOUT_MS, httpStatusCode, isTransientStatus, retryAfterMs, safeLabel } from './provider-http';
 
 /**
@@ -189,6 +189,12 @@ function tryPolicy(timeoutMs: number): PipelinePolicy {
 }
 
 /**
+ * ACS's answer to a repeatable request whose first-sent time is older than it tracks (5 minutes):
+ * it neither executes nor recognises it (`REPEATABILITY_EXPIRED`).
+ */
+export const REPEATABILITY_EXPIRED_STATUS = 412;
+
+/**
  * The outcome of a send the SDK gave up on: its HTTP status decides (408/429/5xx transient, other
  * codes permanent), with ACS's error code when it sent one; no status (a timeout, a dropped
  * connection, the send's budget spent) is transient. Error messages are never read: ACS's may
@@ -197,6 +203,7 @@ function tryPolicy(timeoutMs: number): PipelinePolicy {
 export function acsFailure(error: unknown): Extract<DeliveryOutcome, { result: 'provider_error' }> {
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number') {
+    if (status === REPEATABILITY_EXPIRED_STATUS) return { result: 'provider_error', code: REPEATABILITY_EXPIRED, transient: false };
     const code = safeLabel((error as { code?: unknown }).code) ?? httpStatusCode(status);
     return { result: 'provider_error', code, transient: isTransientStatus(status) };
   }

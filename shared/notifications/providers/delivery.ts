@@ -25,12 +25,23 @@ export type DeliveryOutcome =
   /** The device is no longer registered (Expo `DeviceNotRegistered`): the token is removed. */
   | { result: 'stale_token'; code: string };
 
+/**
+ * The `provider_error` code of a resend the provider no longer recognises as one (ACS: 412 to a
+ * first-sent time older than it tracks): whether the first send went out is unknown, so the caller
+ * looks the outcome up instead of sending again.
+ */
+export const REPEATABILITY_EXPIRED = 'repeatability_expired';
+
 export interface PushMessage {
   /** An Expo push token, `ExponentPushToken[...]`. */
   to: string;
   title: string;
   body: string;
-  data: { announcementId: string };
+  /**
+   * What the app opens on a tap: the announcement, or for an account notice its kind and the child
+   * it is about (`notices/`). Ids only.
+   */
+  data: { announcementId: string } | { notice: string; childId: string };
 }
 
 export interface PushProvider {
@@ -56,6 +67,16 @@ export interface SendObserver {
   onRetry?(code: string, failedTries: number): void;
 }
 
+/**
+ * ACS's repeatable-request pair of one message (`Repeatability-Request-Id`,
+ * `Repeatability-First-Sent`): the same on every send of it, before and after a restart, so ACS
+ * answers a repeat it already executed without sending again (`send-repeatability.ts`).
+ */
+export interface RepeatablePair {
+  requestId: string;
+  firstSent: Date;
+}
+
 export interface SmsMessage {
   /** E.164 phone number. */
   to: string;
@@ -64,6 +85,8 @@ export interface SmsMessage {
   tag?: string;
   /** Which announcement this is, for the development outbox's record and log line; providers ignore it. */
   announcementId?: string;
+  /** Absent: the adapter makes a pair of its own for this send (its retries reuse it). */
+  repeatability?: RepeatablePair;
 }
 
 export interface SmsProvider {
@@ -78,6 +101,8 @@ export interface EmailMessage {
   operationId?: string;
   /** Which announcement this is, for the development outbox's record and log line; providers ignore it. */
   announcementId?: string;
+  /** Absent: the adapter makes a pair of its own for this send (its retries reuse it). */
+  repeatability?: RepeatablePair;
 }
 
 export interface EmailProvider {

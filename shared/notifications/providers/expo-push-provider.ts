@@ -1,5 +1,4 @@
 import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { ShutdownSignals } from '../../lifecycle/shutdown';
 import { systemClock, type Clock } from '../../ports/clock';
 import { MAX_TICKET_ID_LENGTH } from '../push-tickets';
@@ -31,7 +30,14 @@ import {
  * so one bad row cannot make Expo refuse the whole batch.
  */
 
-const gzipAsync = promisify(gzip);
+let gzipAsync: ((text: string) => Promise<Buffer>) | undefined;
+
+/** `zlib` on first use: an instance that never pushes (an API instance) does not load it at start. */
+function gzipText(text: string): Promise<Buffer> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  gzipAsync ??= promisify((require('node:zlib') as typeof import('node:zlib')).gzip);
+  return gzipAsync(text);
+}
 
 /** Expo's limit of messages per `send` request. */
 export const EXPO_MAX_BATCH = 100;
@@ -90,7 +96,7 @@ export function createExpoPushProvider(options: ExpoPushProviderOptions): ExpoPu
     if (options.accessToken) headers.authorization = `Bearer ${options.accessToken}`;
     let body: string | Uint8Array = json;
     if (Buffer.byteLength(json) > COMPRESS_ABOVE_BYTES) {
-      body = new Uint8Array(await gzipAsync(json));
+      body = new Uint8Array(await gzipText(json));
       headers['content-encoding'] = 'gzip';
     }
     return sendHttpRequest(fetchFn, `${baseUrl}${path}`, { method: 'POST', headers, body }, timeoutMs, options.shutdown?.deadline);

@@ -82,7 +82,7 @@ export function createOutboxProviders(options: OutboxProviderOptions): DeliveryP
         return record(
           messages.map((message) => ({
             channel: 'push',
-            announcementId: message.data.announcementId,
+            announcementId: 'announcementId' in message.data ? message.data.announcementId : undefined,
             recipient: message.to,
             title: message.title,
             messageText: message.body,

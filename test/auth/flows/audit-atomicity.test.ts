@@ -72,7 +72,39 @@ describe('when the audit row cannot be written', () => {
     // Nothing half-made blocks the name: with the audit log working again, the same request succeeds.
     const child = await h.createChild(parent, 'canary-kid-atomic', '3816402', ['events']);
     expect(count(`SELECT id FROM Users WHERE parentId = @id`, { id: parent.id })).toBe(1);
-    expect(h.auditAfter(mark).map((row) => [row.eventType, row.subjectUserId])).toEqual([['child_created', child.id]]);
+    expect(h.auditAfter(mark).map((row) => [row.eventType, row.subjectUserId])).toEqual([
+      ['child_created', child.id],
+      ['consent_given', child.id],
+    ]);
+  });
+
+  it('creates no child without its consent record: a refused consent_given row undoes the whole creation', async () => {
+    const mark = h.auditMark();
+    h.canaries.add('canary-kid-no-consent', '5829301');
+    await expect(
+      withAuditRefusing('consent_given', () =>
+        createChild(parent, { username: 'canary-kid-no-consent', secret: { kind: 'pin', value: '5829301' }, scopes: ['events'] }, h.services.childAuth),
+      ),
+    ).rejects.toSatisfy(auditRowRefused);
+    expect(count(`SELECT userId FROM ChildAccounts WHERE username = 'canary-kid-no-consent'`)).toBe(0);
+    expect(count('SELECT id FROM ChildConsents c WHERE NOT EXISTS (SELECT 1 FROM Users u WHERE u.id = c.childUserId)')).toBe(0);
+    expect(h.auditAfter(mark)).toEqual([]);
+  });
+
+  it('keeps the old scopes and the consent in force when the new consent or the withdrawal row fails', async () => {
+    const child = await h.createChild(parent, 'canary-kid-consent-kept', '6150394', ['announcements', 'events']);
+    const before = h.rows('SELECT scopes FROM ChildAccounts WHERE userId = @id', { id: child.id });
+    const consentsBefore = h.rows('SELECT * FROM ChildConsents WHERE childUserId = @id', { id: child.id });
+    expect(consentsBefore).toHaveLength(1);
+    const mark = h.auditMark();
+    for (const eventType of ['consent_given', 'consent_withdrawn']) {
+      await expect(
+        withAuditRefusing(eventType, () => updateChild(parent, child.id, { scopes: ['events'] }, h.services.childAuth)),
+      ).rejects.toSatisfy(auditRowRefused);
+      expect(h.rows('SELECT scopes FROM ChildAccounts WHERE userId = @id', { id: child.id })).toEqual(before);
+      expect(h.rows('SELECT * FROM ChildConsents WHERE childUserId = @id', { id: child.id })).toEqual(consentsBefore);
+    }
+    expect(h.auditAfter(mark)).toEqual([]);
   });
 
   it('answers the HTTP request 503 service_unavailable, logged at error level with a stack and sent as an exception', async () => {

@@ -199,6 +199,7 @@ export async function createFlowHarness(options: FlowHarnessOptions = {}): Promi
         verifier: on.idTokenVerifier,
         newUserStatus: on.config.newUserStatus,
         bootstrapAdminSubjects: on.config.bootstrapAdminSubjects,
+        throttle: on.adultSignInThrottle,
       });
       trackSession(result);
       return result;

@@ -148,7 +148,7 @@ describe('the guard inside the HTTP pipeline', () => {
     // The child with the section opened gets through.
     expect((await updateChild(parent, child.id, { scopes: ['media'] }, h.services.childAuth)).ok).toBe(true);
     expect((await get(`Bearer ${childToken}`)).status).toBe(200);
-    expect(h.auditAfter(mark).map((row) => row.eventType)).toEqual(['child_updated']);
+    expect(h.auditAfter(mark).map((row) => row.eventType)).toEqual(['child_updated', 'consent_given', 'consent_withdrawn']);
   });
 });
 

@@ -8,6 +8,11 @@ import * as notificationOutbox from './0006-notification-outbox';
 import * as canonicalIdentifiers from './0007-canonical-identifiers';
 import * as deliveryReports from './0008-delivery-reports';
 import * as audienceOrder from './0011-audience-order';
+import * as deliveryFirstSent from './0014-delivery-first-sent';
+import * as sessionActivity from './0009-session-activity';
+import * as adultSignInThrottle from './0010-adult-sign-in-throttle';
+import * as childConsents from './0012-child-consents';
+import * as accountNotices from './0013-account-notices';
 
 /** SQL Server's migrations, in order; names match `../sqlite/index.ts` one for one. */
 export const mssqlMigrations: readonly MigrationDefinition[] = [
@@ -19,5 +24,10 @@ export const mssqlMigrations: readonly MigrationDefinition[] = [
   { name: '0006-notification-outbox', up: notificationOutbox.up, down: notificationOutbox.down },
   { name: '0007-canonical-identifiers', up: canonicalIdentifiers.up, down: canonicalIdentifiers.down },
   { name: '0008-delivery-reports', up: deliveryReports.up, down: deliveryReports.down },
+  { name: '0009-session-activity', up: sessionActivity.up, down: sessionActivity.down },
+  { name: '0010-adult-sign-in-throttle', up: adultSignInThrottle.up, down: adultSignInThrottle.down },
   { name: '0011-audience-order', up: audienceOrder.up, down: audienceOrder.down },
+  { name: '0012-child-consents', up: childConsents.up, down: childConsents.down },
+  { name: '0013-account-notices', up: accountNotices.up, down: accountNotices.down },
+  { name: '0014-delivery-first-sent', up: deliveryFirstSent.up, down: deliveryFirstSent.down },
 ];
