@@ -6,7 +6,7 @@ import { emailOperationId } from './email-operation-id';
 import { OPERATION_NOT_FOUND } from './providers/acs-email-operation';
 import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type EmailMessage } from './providers/delivery';
 import type { Recipient } from './recipients';
-import { repeatabilityRequestId, restartSendStart, type SendStart } from './send-repeatability';
+import { clearSendStart, providerRefused, repeatabilityRequestId, restartSendStart, type SendStart } from './send-repeatability';
 
 /**
  * One recipient's e-mail, its ledger row held by the caller: send (the provider retries transient
@@ -61,6 +61,8 @@ async function record(ctx: DeliveryContext, key: DeliveryKey, facts: DeliveryFac
       return;
     case 'provider_error':
       if (outcome.transient) {
+        // Refused with an answer: nothing went out, so the redelivered message sends it as a first send.
+        if (providerRefused(outcome)) await clearSendStart(ctx.db, key);
         await ctx.postpone(key, outcome.code, facts, tries);
         return;
       }

@@ -4,6 +4,7 @@ import { reportBudgetExceeded, reportOptedOut, reportOutcomeUnknown, reportRetry
 import { REPEATABILITY_EXPIRED } from './providers/delivery';
 import type { Recipient } from './recipients';
 import { smsOptOutOf } from './sms-opt-outs';
+import { clearSendStart, OUTCOME_UNKNOWN, providerRefused } from './send-repeatability';
 import { smsReportTag } from './sms-report-tag';
 import { fitSmsText, smsSegments } from './sms-segments';
 import { refundSms, reserveSms } from './sms-spend-guard';
@@ -99,6 +100,8 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
       return;
     case 'provider_error':
       if (outcome.transient) {
+        // Refused with an answer: nothing went out, so the redelivered message sends it as a first send.
+        if (providerRefused(outcome)) await clearSendStart(ctx.db, key);
         await ctx.postpone(key, outcome.code, facts, tries);
         return;
       }
@@ -121,6 +124,3 @@ async function outcomeUnknown(ctx: DeliveryContext, key: DeliveryKey, facts: Del
   reportOutcomeUnknown(ctx.deps, facts, 'await_report');
   await ctx.finish(key, { result: 'accepted', providerCode: OUTCOME_UNKNOWN }, facts, 0);
 }
-
-/** The provider code of a row whose send may or may not have gone out. */
-export const OUTCOME_UNKNOWN = 'outcome_unknown';

@@ -343,13 +343,15 @@ export async function settleReportedDelivery(
 /** An `accepted` row waiting for its report. */
 export interface AcceptedDelivery extends DeliveryKey {
   providerMessageId: string | null;
+  /** `outcome_unknown`: a send that may not have gone out (`deliver-sms.ts`). */
+  providerCode: string | null;
   updatedAt: string;
 }
 
 /** `accepted` rows of `channel` last changed at or before `before`, oldest first (the settle timer). */
 export async function acceptedBefore(db: Pick<Database, 'query' | 'dialect'>, channel: Channel, before: string, limit: number): Promise<AcceptedDelivery[]> {
   return db.query<AcceptedDelivery>(
-    `SELECT announcementId, userId, channel, providerMessageId, updatedAt FROM NotificationDeliveries
+    `SELECT announcementId, userId, channel, providerMessageId, providerCode, updatedAt FROM NotificationDeliveries
      WHERE result = 'accepted' AND channel = @channel AND updatedAt <= @before
      ORDER BY updatedAt, announcementId, userId ${limitClause(db.dialect, '@limit')}`,
     { channel, before, limit },

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Dialect, SqlExecutor } from '../db/database';
 import { jsonRowsCte } from '../db/dialect';
 import type { DeliveryKey } from './delivery-ledger';
-import type { RepeatablePair } from './providers/delivery';
+import type { DeliveryOutcome, RepeatablePair } from './providers/delivery';
+import { SHUTDOWN_CODE } from './providers/provider-http';
 
 /**
  * ACS's repeatable requests ("Repeatable requests" in the ACS reference, after OASIS Repeatable
@@ -14,6 +15,9 @@ import type { RepeatablePair } from './providers/delivery';
  * resent by no one: its outcome is unknown, and it is looked up where the provider can (an
  * e-mail's operation) or left to its delivery report (an SMS).
  */
+
+/** The provider code of a row whose send may or may not have gone out (recorded `accepted`, for its report). */
+export const OUTCOME_UNKNOWN = 'outcome_unknown';
 
 /** How long ACS tracks a repeatable request. */
 export const PROVIDER_REPEAT_WINDOW_MS = 5 * 60 * 1000;
@@ -98,5 +102,29 @@ export async function restartSendStart(db: SqlExecutor, key: DeliveryKey, now: s
     `UPDATE NotificationDeliveries SET firstSentAt = @now
      WHERE announcementId = @announcementId AND userId = @userId AND channel = @channel AND result = 'pending'`,
     { ...key, now },
+  );
+}
+
+/** The codes of a failed send that got no answer (a timeout, a dropped connection, the shutdown's deadline). */
+const UNANSWERED = new Set(['timeout', 'network', 'network_error', SHUTDOWN_CODE]);
+
+/**
+ * True when the provider answered the send with a refusal (a status: 429, 5xx, a recipient's
+ * error), so it sent nothing and the row's next send is a first one; false when no answer came and
+ * the message may have gone out.
+ */
+export function providerRefused(outcome: Extract<DeliveryOutcome, { result: 'provider_error' }>): boolean {
+  return !UNANSWERED.has(outcome.code);
+}
+
+/**
+ * Forgets a row's first send: the provider refused it, so nothing went out, and a later send must
+ * not be taken for a resend (past the window it would be left unsent as `expired`).
+ */
+export async function clearSendStart(db: SqlExecutor, key: DeliveryKey): Promise<void> {
+  await db.execute(
+    `UPDATE NotificationDeliveries SET firstSentAt = NULL
+     WHERE announcementId = @announcementId AND userId = @userId AND channel = @channel AND result = 'pending'`,
+    { ...key },
   );
 }

@@ -4,7 +4,7 @@ import type { Database } from '../db/database';
 import { manualClock } from '../ports/clock';
 import { claimDeliveries, type DeliveryKey } from './delivery-ledger';
 import { RESEND_WITHIN_MS, repeatabilityRequestId } from './send-repeatability';
-import { SEND_MARK_ROWS, SendStarts } from './send-starts';
+import { MARK_FRESH_MS, SEND_MARK_ROWS, SendStarts } from './send-starts';
 
 let db: Database;
 let marks: number;
@@ -61,6 +61,21 @@ describe('SendStarts', () => {
     // Marked with the first chunk, at T0: too old to resend later.
     const late = new SendStarts(db, manualClock(new Date(Date.parse(T0) + RESEND_WITHIN_MS + 1)), announcementId, keys);
     expect(await late.start(keys[1] as DeliveryKey)).toMatchObject({ kind: 'expired', repeatability: { firstSent: new Date(T0) } });
+  });
+
+  it('marks a row again, alone, when this batch marked it but could not send it for a while (a slow provider)', async () => {
+    const { announcementId, keys } = await heldRows(2);
+    const clock = manualClock(T0);
+    const starts = new SendStarts(db, clock, announcementId, keys);
+    expect(await starts.start(keys[0] as DeliveryKey)).toMatchObject({ kind: 'first', repeatability: { firstSent: new Date(T0) } });
+    clock.advance(MARK_FRESH_MS + 1);
+    const later = clock.now();
+    expect(await starts.start(keys[1] as DeliveryKey)).toMatchObject({ kind: 'first', repeatability: { firstSent: later } });
+    const rows = await db.query<{ userId: string; firstSentAt: string }>('SELECT userId, firstSentAt FROM NotificationDeliveries ORDER BY userId');
+    expect(rows).toEqual([
+      { userId: keys[0]?.userId, firstSentAt: T0 },
+      { userId: keys[1]?.userId, firstSentAt: later.toISOString() },
+    ]);
   });
 
   it('sends nothing for a row settled meanwhile', async () => {

@@ -1,16 +1,24 @@
 import type { Database } from '../db/database';
 import type { Clock } from '../ports/clock';
 import type { DeliveryKey } from './delivery-ledger';
-import { markSendStarts, sendStartOf, type SendStart } from './send-repeatability';
+import { markSendStarts, restartSendStart, sendStartOf, type SendStart } from './send-repeatability';
 
 /**
  * How many rows one mark records. The mark must be durable before a row's first send (a crash
  * after it makes the row's next send a resend of the same request); marking rows a few at a time,
  * in the order the batch sends them, costs one statement per this many sends instead of one
- * commit per send. The price: after a crash, rows marked but not yet sent count as sent; past the
- * provider's window their outcome is unknown rather than resent.
+ * commit per send (a batch's slots take this many sends at once when it starts). The price: after a
+ * crash, rows marked but not yet sent count as sent; past the provider's window their outcome is
+ * unknown rather than resent.
  */
-export const SEND_MARK_ROWS = 32;
+export const SEND_MARK_ROWS = 16;
+
+/**
+ * A row this batch marked but had not sent for longer than this (a slow provider holding the
+ * batch's slots) is marked again, alone, when its send starts: its first-sent time must be the
+ * moment it really went out, or ACS could already take it for an expired repeat (412).
+ */
+export const MARK_FRESH_MS = 10_000;
 
 const idOf = (key: Pick<DeliveryKey, 'userId' | 'channel'>): string => `${key.userId}/${key.channel}`;
 
@@ -46,7 +54,14 @@ export class SendStarts {
     const { firstSent, now } = await mark;
     const at = firstSent.get(idOf(key));
     if (at === undefined) return undefined;
-    return sendStartOf(key, new Date(at), at === now.toISOString(), now);
+    const markedNow = at === now.toISOString();
+    const sendingAt = this.clock.now();
+    if (markedNow && sendingAt.getTime() - now.getTime() > MARK_FRESH_MS) {
+      // Marked by this batch and not sent since: no one has sent it, so its first send is now.
+      await restartSendStart(this.db, key, sendingAt.toISOString());
+      return sendStartOf(key, sendingAt, true, sendingAt);
+    }
+    return sendStartOf(key, new Date(at), markedNow, sendingAt);
   }
 
   private markFrom(key: DeliveryKey): Promise<{ firstSent: Map<string, string>; now: Date }> {

@@ -211,5 +211,19 @@ export function describeDeliveryReportsContract(name: string, factory: TestDatab
       clock.set(isoAfter(NOW, 8 * 24 * 60 * 60 * 1000));
       expect(await settleAcceptedDeliveries(deps)).toMatchObject({ eventIdsForgotten: 1 });
     });
+
+    it('settles an SMS whose interrupted send was not resent (outcome unknown) and never reported as failed, not as sent', async () => {
+      const keys = await seed(database());
+      const db = database();
+      expect(await claimDeliveries(db, [keys.sms], NOW, isoAfter(NOW, 300_000))).toEqual(['claimed']);
+      await finishDelivery(db, keys.sms, { result: 'accepted', providerCode: 'outcome_unknown' }, NOW);
+      const { deps, clock, sink } = harness();
+      clock.set(isoAfter(NOW, 3 * 24 * 60 * 60 * 1000));
+      expect(await settleAcceptedDeliveries(deps)).toMatchObject({ settled: 1 });
+      expect(await resultOf(keys.sms)).toMatchObject({ result: 'failed', providerCode: 'outcome_unknown' });
+      expect(sink.withMessage('accepted delivery settled without a report')).toEqual([
+        expect.objectContaining({ level: 'warn', channel: 'sms', result: 'failed', providerCode: 'outcome_unknown' }),
+      ]);
+    });
   });
 }

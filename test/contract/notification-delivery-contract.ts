@@ -13,7 +13,7 @@ import {
   type DeliveryRow,
 } from '../../shared/notifications/delivery-ledger';
 import { deletePushTicket, recordPushTickets, ticketsSentBefore, type PushTicket } from '../../shared/notifications/push-tickets';
-import { markSendStarts, restartSendStart } from '../../shared/notifications/send-repeatability';
+import { clearSendStart, markSendStarts, restartSendStart } from '../../shared/notifications/send-repeatability';
 import { refundSms, reserveSms, spentUsd, type SmsReservation, type SmsSpendSettings } from '../../shared/notifications/sms-spend-guard';
 import { insertUser } from '../../shared/users/user-store';
 import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
@@ -259,6 +259,10 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
         const restarted = isoAfter(NOW, 30);
         await restartSendStart(db, sms, restarted);
         await restartSendStart(db, done, restarted);
+        const other: DeliveryKey = { ...key, userId: OTHER_USER, channel: 'sms' };
+        await claimDelivery(db, other, NOW, LEASE);
+        await markSendStarts(db, db.dialect, ANNOUNCEMENT, [other], restarted);
+        await clearSendStart(db, other);
         const rows = await db.query<{ channel: string; userId: string; firstSentAt: string | null }>(
           'SELECT userId, channel, firstSentAt FROM NotificationDeliveries WHERE announcementId = @announcementId ORDER BY userId, channel',
           { announcementId: ANNOUNCEMENT },
@@ -267,6 +271,7 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
           { userId: USER, channel: 'email', firstSentAt: later },
           { userId: USER, channel: 'sms', firstSentAt: restarted },
           { userId: OTHER_USER, channel: 'email', firstSentAt: null },
+          { userId: OTHER_USER, channel: 'sms', firstSentAt: null },
         ]);
       });
 

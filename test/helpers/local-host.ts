@@ -17,6 +17,10 @@ export interface LocalHost {
   lines: Record<string, unknown>[];
   invalidLines: { line: string; reason: string }[];
   stderr: string[];
+  /** The host's process id (tests that signal it directly: SIGSTOP, SIGKILL). */
+  pid: number;
+  /** Resolves when the process has exited, however it ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves once a line matching `predicate` has been written. */
   waitForLine(predicate: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   stop(): Promise<number | null>;
@@ -33,8 +37,11 @@ export async function startLocalHost(env: Record<string, string>, timeoutMs = 30
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DEVHOST_SKIP_LOCAL_SETTINGS: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const host: LocalHost & { waiters: { predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }[] } = {
     baseUrl: '',
+    pid: child.pid ?? -1,
+    exited: exit,
     stdout: [],
     lines: [],
     invalidLines: [],
@@ -56,7 +63,8 @@ export async function startLocalHost(env: Record<string, string>, timeoutMs = 30
     },
     stop() {
       return new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
+        // Killed by a signal (a test's SIGKILL): there is no exit code and no 'exit' event to come.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
         child.once('exit', (code) => {
           clearTimeout(killTimer);

@@ -4,6 +4,7 @@ import type { FanoutMessage } from '../../shared/notifications/fanout-message';
 import { REPEATABILITY_EXPIRED, type EmailOperationState, type EmailProvider, type SendObserver, type SmsProvider } from '../../shared/notifications/providers/delivery';
 import { repeatabilityRequestId, RESEND_WITHIN_MS } from '../../shared/notifications/send-repeatability';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness } from './fanout-harness';
+import { transient500 } from './notification-fixtures';
 
 /**
  * Issue 18, point 1: a send handed to the provider whose answer never made it into the ledger (the
@@ -82,6 +83,21 @@ describe('an SMS handed to the provider but not recorded', () => {
     expect(await deliveriesOf(f.db, announcementId)).toEqual([expect.objectContaining({ result: 'accepted', providerCode: 'outcome_unknown' })]);
     // The refused resend's spend was given back; the first send's stays counted.
     expect(f.h.rows('SELECT messages FROM SmsMonthlySpend')).toEqual([{ messages: 1 }]);
+  });
+});
+
+describe('a send the provider refused', () => {
+  it('is a first send again later: a refusal sent nothing, so no window applies', async () => {
+    const reader = await f.recipient({ phone: true });
+    f.providers.script(reader.phone as string, transient500, transient500, transient500, { result: 'accepted' });
+    const announcement = await f.announcement(['sms']);
+    const [error] = await f.fanOut(announcement.id);
+    expect(error).toBeInstanceOf(Error);
+    f.h.clock.advance(RESEND_WITHIN_MS + 1);
+    await f.handle(f.queue.messages.at(-1));
+    expect(f.providers.calls.sms).toHaveLength(4);
+    expect(f.providers.calls.sms[3]?.repeatability?.firstSent).toEqual(f.h.clock.now());
+    expect(await deliveriesOf(f.db, announcement.id)).toEqual([expect.objectContaining({ result: 'accepted', providerCode: null })]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { acceptedBefore, settleReportedDelivery, type AcceptedDelivery, type ReportedResult } from '../delivery-ledger';
+import { OUTCOME_UNKNOWN } from '../send-repeatability';
 import type { FanoutDeps } from '../fanout-deps';
 
 /**
@@ -10,6 +11,7 @@ import type { FanoutDeps } from '../fanout-deps';
  *   keeps refusing it); an operation still running after a day → `failed` (`no_final_status`); a
  *   failed request leaves the row for the next run, and after a day it is `success` (`no_report`);
  * - an SMS accepted over two days ago → `success` (`no_report`): ACS has no status request for SMS;
+ *   one whose send was interrupted and not resent (`outcome_unknown`) → `failed` (`outcome_unknown`);
  * - provider event ids older than a week are forgotten (Event Grid retries for at most a day).
  */
 
@@ -55,7 +57,10 @@ export async function settleAcceptedDeliveries(deps: SettleDeps, limit = SETTLE_
   };
 
   for (const row of await acceptedBefore(db, 'sms', new Date(now.getTime() - SMS_REPORT_WAIT_MS).toISOString(), limit)) {
-    await settle(row, 'success', 'no_report');
+    // A send whose outcome was unknown (interrupted, too late to resend) and that no report ever
+    // confirmed most likely never went out: not counted as delivered.
+    if (row.providerCode === OUTCOME_UNKNOWN) await settle(row, 'failed', OUTCOME_UNKNOWN);
+    else await settle(row, 'success', 'no_report');
   }
 
   const readOperation = deps.providers.email.operationOutcome?.bind(deps.providers.email);

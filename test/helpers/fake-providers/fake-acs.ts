@@ -201,7 +201,9 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
         if (behaviour === 'lost_answer') lostAnswer = true;
       }
       const answer = { ...item, ...(recipient.repeatabilityRequestId ? { repeatabilityResult: 'accepted' } : {}) };
-      smsRepeats.remember(recipient, bodyText, answer);
+      // As for e-mail: a transient failure (429, 5xx) is not tracked, so a repeat of it is executed.
+      const status = Number(item.httpStatusCode);
+      if (status !== 429 && status < 500) smsRepeats.remember(recipient, bodyText, answer);
       return answer;
     });
     return lostAnswer ? { status: 202, destroy: true } : { status: 202, json: { value } };
@@ -232,7 +234,7 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
     }
     const answer = newEmail(request, body);
     // A 5xx is not remembered: ACS executes the repeat again (its documented table).
-    if (answer.status < 500) emailRepeats.remember(repeatHeaders, request.body.toString('utf8'), { ...answer, destroy: false });
+    if (answer.status !== 429 && answer.status < 500) emailRepeats.remember(repeatHeaders, request.body.toString('utf8'), { ...answer, destroy: false });
     return answer;
   };
 
