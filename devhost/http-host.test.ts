@@ -29,10 +29,15 @@ afterAll(async () => {
   await host?.close();
 });
 
-/** A raw request, for what fetch refuses to send (odd methods, unannounced chunked bodies). */
-function raw(method: string, pathname: string, body?: Buffer): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+/** A raw request, for what fetch refuses to send (odd methods, unannounced chunked bodies, repeated header lines). */
+function raw(
+  method: string,
+  pathname: string,
+  body?: Buffer,
+  headers?: Record<string, string | string[]>,
+): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${pathname}`, { method }, (res) => {
+    const req = httpRequest(`${base}${pathname}`, { method, ...(headers ? { headers } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
@@ -98,12 +103,41 @@ describe('the local HTTP host', () => {
     expect(announced.status).toBe(413);
     expect(await announced.json()).toMatchObject({ type: 'about:blank', title: 'Payload too large', status: 413, code: 'payload_too_large' });
 
-    const chunked = await raw('POST', '/api/v1/echo', Buffer.alloc(2 * 1024 * 1024, 98));
-    expect(chunked.status).toBe(413);
-    expect(JSON.parse(chunked.text)).toMatchObject({ code: 'payload_too_large' });
+    const streamedWithLength = await raw('POST', '/api/v1/echo', Buffer.alloc(2 * 1024 * 1024, 98), { 'content-length': String(2 * 1024 * 1024) });
+    expect(streamedWithLength.status).toBe(413);
+    expect(JSON.parse(streamedWithLength.text)).toMatchObject({ code: 'payload_too_large' });
 
     const exactlyAtLimit = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: Buffer.alloc(1024 * 1024, 97) });
     expect(exactlyAtLimit.status).toBe(201);
+  });
+
+  describe('hands requests over as the Functions host does (azure-functions-host, GrpcMessageConversionExtensions.ToRpcHttp)', () => {
+    it('drops a body sent without Content-Length: the host copies it only when `ContentLength > 0`', async () => {
+      const chunked = await raw('POST', '/api/v1/echo', Buffer.from('a chunked body'));
+      expect(chunked.status).toBe(201);
+      expect(chunked.text).toBe('');
+      // However long: the host never reads it, so there is no 413 either.
+      const long = await raw('POST', '/api/v1/echo', Buffer.alloc(2 * 1024 * 1024, 98));
+      expect(long.status).toBe(201);
+      expect(long.text).toBe('');
+      const announced = await raw('POST', '/api/v1/echo', Buffer.from('announced'), { 'content-length': '9' });
+      expect(announced.text).toBe('announced');
+    });
+
+    it('joins the values of a repeated query key with "," under its first spelling, keys case-insensitive (ASP.NET Core `Request.Query`), URL unchanged', async () => {
+      const joined = (await (await fetch(`${base}/api/v1/things/1?q=5&q=7`)).json()) as Record<string, string>;
+      expect(joined).toMatchObject({ q: '5,7', url: `${base}/api/v1/things/1?q=5&q=7` });
+      const folded = (await (await fetch(`${base}/api/v1/things/1?q=a&Q=b&q=`)).json()) as Record<string, string>;
+      expect(folded.q).toBe('a,b,');
+      // The first spelling names the key: a function asking for `q` finds nothing under `Q`.
+      const otherSpelling = (await (await fetch(`${base}/api/v1/things/1?Q=a&q=b`)).json()) as Record<string, string | null>;
+      expect(otherSpelling.q).toBeNull();
+    });
+
+    it('joins the lines of a repeated header with "," (`StringValues.ToString()`)', async () => {
+      const response = await raw('GET', '/api/v1/things/1', undefined, { 'x-custom': ['one', 'two, three'] });
+      expect(JSON.parse(response.text)).toMatchObject({ custom: 'one,two, three' });
+    });
   });
 
   it('turns an exception escaping a handler into 500 problem+json and one error line without the message body', async () => {

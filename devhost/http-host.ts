@@ -98,19 +98,19 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, options:
   const match = findRoute(options.routes, method, url.pathname);
   if (!match) return writeProblem(res, HOST_PROBLEMS.notFound, ids);
 
-  const body = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readCappedBody(req, maxBodyBytes);
+  const body = method === 'GET' || method === 'HEAD' || !hasContentLength(req) ? discardBody(req) : await readCappedBody(req, maxBodyBytes);
   if (body === 'aborted') return;
   if (body === 'too_large') return writeProblem(res, HOST_PROBLEMS.payloadTooLarge, ids, { connection: 'close' });
 
   const { registration } = match.route;
   let request: HttpRequest;
   try {
-    // No `query`: the library then reads it from the URL, which keeps repeated keys.
     request = new HttpRequest({
       method,
       url: url.toString(),
       body: body.length > 0 ? { bytes: body } : undefined,
       headers: flatHeaders(req),
+      query: hostQuery(url),
       params: match.params,
     });
   } catch {
@@ -135,13 +135,48 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Header values as the host passes them: repeated headers joined with ", ". */
-function flatHeaders(req: IncomingMessage): Record<string, string> {
+/**
+ * Header values as the host passes them (`ToRpcHttp`: each header's `StringValues.ToString()`): the
+ * values of a repeated header joined with ",", names lower-cased.
+ */
+export function flatHeaders(req: Pick<IncomingMessage, 'headersDistinct'>): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, values] of Object.entries(req.headersDistinct)) {
+    if (values !== undefined) headers[name] = values.join(',');
   }
   return headers;
+}
+
+/**
+ * The query as the host passes it (`ToRpcHttp` copies ASP.NET Core's `Request.Query`): keys
+ * compared case-insensitively, the first spelling kept, the values of a repeated key joined with
+ * "," (`?limit=5&limit=7` → `limit: "5,7"`), so `request.query` sees what it sees in Azure. The URL
+ * keeps the raw query string, as the host's `RpcHttp.Url` does.
+ */
+export function hostQuery(url: URL): Record<string, string> {
+  const values = new Map<string, { key: string; values: string[] }>();
+  for (const [key, value] of url.searchParams) {
+    const entry = values.get(key.toLowerCase());
+    if (entry) entry.values.push(value);
+    else values.set(key.toLowerCase(), { key, values: [value] });
+  }
+  return Object.fromEntries([...values.values()].map((entry) => [entry.key, entry.values.join(',')]));
+}
+
+/**
+ * The host copies a request body only when `Content-Length` is above 0 (`ToRpcHttp`:
+ * `request.Body != null && request.ContentLength > 0`): a chunked body, however long, never
+ * reaches the function.
+ */
+function hasContentLength(req: IncomingMessage): boolean {
+  const declared = Number(req.headers['content-length']);
+  return Number.isFinite(declared) && declared > 0;
+}
+
+/** Reads and drops a body the host does not pass on, so the connection stays usable. */
+function discardBody(req: IncomingMessage): Buffer {
+  req.resume();
+  return Buffer.alloc(0);
 }
 
 /** The absolute URL of the request; a `//host`-looking path stays a path. */

@@ -33,6 +33,12 @@ export interface LocalHost {
    * @param options.drainMs how long to wait for queue messages in flight (default: until they finish).
    */
   stop(options?: { drainMs?: number }): Promise<void>;
+  /**
+   * What the Functions host does for itself on SIGTERM: stops HTTP, timers and queues and Azurite,
+   * but runs no `appTerminate` hook. The Node.js worker has no signal handler, so a signal is the
+   * app's own to handle (functions/app-lifecycle.ts); only a `WorkerTerminate` runs the hook (`stop`).
+   */
+  stopListeners(options?: { drainMs?: number }): Promise<void>;
 }
 
 const SUPPORTED_TRIGGERS = new Set(['httptrigger', 'timertrigger', 'queuetrigger', 'eventgridtrigger']);
@@ -86,6 +92,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         await Promise.all([http.close(), timers.stop(), queues.stop(stopOptions.drainMs)]);
         try {
           await hooks.appTerminate();
+        } finally {
+          await azurite?.stop();
+        }
+      },
+      stopListeners: async (stopOptions = {}) => {
+        try {
+          await Promise.all([http.close(), timers.stop(), queues.stop(stopOptions.drainMs)]);
         } finally {
           await azurite?.stop();
         }

@@ -1,8 +1,9 @@
 import { redirectConsoleToStderr } from './console-to-stderr';
-import { loadConfig } from '../shared/config';
+import { ConfigError, loadConfig, type Config } from '../shared/config';
 import { shutdownTimings, type ShutdownTimings } from '../shared/lifecycle/shutdown-timings';
 import { createLogger, errorFields, type Logger } from '../shared/logging/logger';
 import { applySettings, readLocalSettings } from './local-settings';
+import { loadApp } from './load-app';
 import { startLocalHost, type LocalHost } from './local-host';
 
 /**
@@ -13,13 +14,16 @@ redirectConsoleToStderr();
 
 const SERVICE = 'local-host';
 
+/** The real exit, kept before a signal's shutdown makes the app's `process.exit` wait for the host's stop. */
+const exitNow = process.exit.bind(process);
+
 async function main(): Promise<void> {
   let logger: Logger = createLogger({ service: SERVICE, level: 'info' });
   let host: LocalHost | undefined;
   let timings: ShutdownTimings | undefined;
   const fail = (message: string) => (error: unknown) => {
     logger.error({ errorCode: 'internal_error', ...errorFields(error) }, message);
-    process.exit(1);
+    exitNow(1);
   };
   process.on('uncaughtException', fail('uncaught exception in the local host'));
   process.on('unhandledRejection', fail('unhandled rejection in the local host'));
@@ -28,7 +32,7 @@ async function main(): Promise<void> {
     const appRoot = process.cwd();
     // Tests start the host with an exact environment; a developer's local.settings.json must not leak in.
     if (process.env.DEVHOST_SKIP_LOCAL_SETTINGS !== 'true') applySettings(readLocalSettings(appRoot), process.env);
-    const config = loadConfig(process.env);
+    const config = loadHostConfig(appRoot);
     logger = createLogger({ service: SERVICE, level: config.logLevel, pretty: config.logPretty });
     timings = shutdownTimings(config.shutdownGraceSeconds * 1000);
     host = await startLocalHost({ appRoot, config, settings: process.env, logger });
@@ -38,33 +42,67 @@ async function main(): Promise<void> {
     return;
   }
 
+  // The app's own signal handlers (functions/app-lifecycle.ts), installed while it loaded: under the
+  // Node.js worker they are the only ones, so here they run the app's stop and end the process.
+  const appHandles = { SIGTERM: process.listenerCount('SIGTERM') > 0, SIGINT: process.listenerCount('SIGINT') > 0 };
   let stopping = false;
-  const shutdown = (signal: NodeJS.Signals): void => {
+  const shutdown = (signal: 'SIGTERM' | 'SIGINT'): void => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting without a clean shutdown');
-      process.exit(1);
+      exitNow(1);
     }
     stopping = true;
-    logger.info({ signal, graceMs: timings?.graceMs }, 'local host stopping');
+    logger.info({ signal, graceMs: timings?.graceMs, appHandlesSignal: appHandles[signal] }, 'local host stopping');
+    process.once('exit', (exitCode) => logger.info({ exitCode }, 'local host stopped'));
     if (timings) {
       // The platform's SIGKILL ends the grace period: exiting just before it keeps the exit ours.
       const exitMs = timings.exitMs;
       setTimeout(() => {
-        const error = new Error(`The local host did not stop within ${exitMs} ms of ${signal}.`);
+        const error = new Error(`The app did not end the process within ${exitMs} ms of ${signal}.`);
         logger.error({ errorCode: 'shutdown_timeout', ...errorFields(error) }, 'local host did not stop in time; exiting');
-        process.exit(1);
+        exitNow(1);
       }, exitMs).unref();
     }
-    host
-      ?.stop(timings ? { drainMs: timings.drainMs } : {})
+    // As the Functions host on a signal: its listeners stop; no `appTerminate` hook runs (the worker
+    // has no signal handler, so only the app's own handler stops the app, once).
+    const hostStopped = host?.stopListeners(timings ? { drainMs: timings.drainMs } : {}) ?? Promise.resolve();
+    if (appHandles[signal]) {
+      // Under Functions the host and the worker are two processes: the worker's exit does not cut
+      // the host's own stop short (a queue message whose run failed is still made visible again).
+      // Here they share one, so the app's exit waits for the host's stop (bounded by the guard above).
+      process.exit = ((code?: number) => {
+        void hostStopped.catch(() => undefined).then(() => exitNow(code));
+      }) as typeof process.exit;
+    }
+    hostStopped
       .then(() => {
-        logger.info('local host stopped');
-        process.exit(0);
+        if (appHandles[signal]) return; // the app exits when its stop is done
+        // No handler in the app: the signal's default action ends the worker, as it would in Azure.
+        logger.info({ signal }, 'local host stopped');
+        process.removeListener(signal, shutdown);
+        process.kill(process.pid, signal);
       })
       .catch(fail('clean shutdown failed'));
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+}
+
+/**
+ * The settings the host itself needs (port, storage, log level, grace), read with the app's parser.
+ * When they are invalid, the real Functions host does not notice: it starts the worker, which loads
+ * the app, and the app ends the process with its own `config_invalid` line (shared/lifecycle/
+ * config-failure.ts). So does this host: it loads the app and lets it exit; an app that loads anyway
+ * is a failure of its own.
+ */
+function loadHostConfig(appRoot: string): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    loadApp(appRoot);
+    throw new Error('The app loaded although its settings are invalid; it should have exited with a config_invalid line.');
+  }
 }
 
 void main();

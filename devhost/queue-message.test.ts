@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMessageText, queueInput, queueTriggerMetadata } from './queue-message';
+import { dateTimeOffsetJson, decodeMessageText, queueInput, queueTriggerMetadata } from './queue-message';
 
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
@@ -51,10 +51,16 @@ describe('queueTriggerMetadata', () => {
       id: 'm-1',
       popReceipt: 'receipt',
       dequeueCount: 2,
-      insertionTime: '2024-05-01T11:00:00.000Z',
-      expirationTime: '2024-05-08T11:00:00.000Z',
-      nextVisibleTime: '2024-05-01T12:10:00.000Z',
+      // As the host serializes the queue binding's DateTimeOffsets (Newtonsoft): `+00:00`, not `Z`.
+      insertionTime: '2024-05-01T11:00:00+00:00',
+      expirationTime: '2024-05-08T11:00:00+00:00',
+      nextVisibleTime: '2024-05-01T12:10:00+00:00',
       sys: { methodName: 'fan-out', utcNow: '2024-05-01T12:00:00.000Z' },
     });
+  });
+
+  it('writes a fraction only when there is one, trailing zeros dropped', () => {
+    expect(dateTimeOffsetJson(new Date('2024-05-01T11:00:00.120Z'))).toBe('2024-05-01T11:00:00.12+00:00');
+    expect(dateTimeOffsetJson(new Date('2024-05-01T11:00:00.000Z'))).toBe('2024-05-01T11:00:00+00:00');
   });
 });

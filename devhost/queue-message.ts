@@ -46,13 +46,23 @@ export function queueTriggerMetadata(message: ReceivedMessage, text: string, fun
   return {
     queueTrigger: toCamelCaseValue(queueInput(text)),
     dequeueCount: message.dequeueCount,
-    expirationTime: message.expiresOn.toISOString(),
+    expirationTime: dateTimeOffsetJson(message.expiresOn),
     id: message.messageId,
-    insertionTime: message.insertedOn.toISOString(),
-    nextVisibleTime: message.nextVisibleOn.toISOString(),
+    insertionTime: dateTimeOffsetJson(message.insertedOn),
+    nextVisibleTime: dateTimeOffsetJson(message.nextVisibleOn),
     popReceipt: message.popReceipt,
     sys: { methodName: functionName, utcNow: now.toISOString(), randGuid: randomUUID() },
   };
+}
+
+/**
+ * A time as the host writes the queue binding's `DateTimeOffset`s (Newtonsoft's default format:
+ * fraction digits only when there are any, trailing zeros dropped, offset `+00:00`, never `Z`).
+ */
+export function dateTimeOffsetJson(date: Date): string {
+  const [seconds = '', millis = '000'] = date.toISOString().slice(0, -1).split('.');
+  const fraction = millis.replace(/0+$/, '');
+  return `${seconds}${fraction ? `.${fraction}` : ''}+00:00`;
 }
 
 /** The library's camel-casing of trigger metadata: first letter of every key lower-cased, recursively. */

@@ -5,14 +5,16 @@ import { errorFields } from '../shared/logging/logger';
 
 /**
  * Start-up and shutdown lines, and a clean close of what the process holds open, inside the
- * platform's grace period.
+ * platform's grace period, whichever host runs the app.
  *
- * Termination begins at the first of two notices: the process's own SIGTERM/SIGINT (the local host
- * runs the app in its own process; a terminal's Ctrl+C reaches the worker too), or the `appTerminate`
- * hook, which the Node worker runs when the Functions host sends `WorkerTerminate`, and after which
- * the worker exits. That hook carries no grace period (the library's `AppTerminateContext` has
- * hook data only), and the host kills the worker 5 s after the message, so the hook schedules the
- * shutdown within those 5 s unless a signal already scheduled it sooner.
+ * Termination begins at the first of two notices, and both run the same stop, once:
+ * - the process's own SIGTERM/SIGINT. The Node.js worker installs no handler of its own, so on a
+ *   scale-in or a deploy nothing else would flush telemetry or close the database: the app stops
+ *   itself and then ends the process (exit 0, or 1 if the stop outlives the exit point);
+ * - the `appTerminate` hook, which the worker runs when the Functions host sends `WorkerTerminate`,
+ *   and after which the worker exits. That hook carries no grace period (the library's
+ *   `AppTerminateContext` has hook data only), and the host kills the worker 5 s after the message,
+ *   so the hook schedules the shutdown within those 5 s unless a signal already scheduled it sooner.
  */
 const services = appServices();
 const { shutdown, logger } = services;
@@ -22,9 +24,56 @@ function beginShutdown(reason: string, graceMs?: number): void {
   if (shutdown.begin(reason, graceMs)) logger.info({ reason, deadlineMs: shutdown.remainingMs('deadline') }, 'shutdown begun');
 }
 
-// `once`: a second signal gets Node's default (the process ends at once), unless a host handles it.
-process.once('SIGTERM', () => beginShutdown('SIGTERM'));
-process.once('SIGINT', () => beginShutdown('SIGINT'));
+let stopped: Promise<void> | undefined;
+
+/** The stop both notices share: the first runs it, a later one waits for the same run. */
+function stopApp(): Promise<void> {
+  stopped ??= runStop();
+  return stopped;
+}
+
+async function runStop(): Promise<void> {
+  logger.info('app stopping');
+  // Batches still running give their rows back at the deadline; the database must outlive that.
+  if (!(await shutdown.drained(shutdown.remainingMs('drain')))) {
+    logger.warn('app stopping with fan-out batches still running');
+  }
+  try {
+    await withinMs(services.telemetry.flush(), shutdown.remainingMs('exit'));
+    await services.database.close();
+  } catch (error) {
+    logger.error({ errorCode: 'internal_error', ...errorFields(error) }, 'clean shutdown failed');
+  }
+  logger.info('app stopped');
+}
+
+/** A signal: stop, then end the process, which no host does for the app on a signal. */
+function onSignal(signal: NodeJS.Signals): void {
+  beginShutdown(signal);
+  const exitMs = shutdown.remainingMs('exit');
+  // Exiting just before the platform's SIGKILL keeps the exit (and its line) ours.
+  setTimeout(() => {
+    logger.error(
+      { errorCode: 'shutdown_timeout', ...errorFields(new Error(`The app did not stop within ${exitMs} ms of ${signal}.`)) },
+      'app did not stop in time; exiting',
+    );
+    process.exit(1);
+  }, exitMs).unref();
+  void stopApp().then(() => process.exit(0));
+}
+
+/**
+ * Installed once per process, even if this module were loaded twice (a second registration would
+ * run the stop twice and race two exits). `once`: a second signal gets Node's default (the process
+ * ends at once), unless a host handles it.
+ */
+const SIGNALS_INSTALLED = Symbol.for('community-platform.app-signal-handlers');
+const processState = process as unknown as Record<symbol, boolean | undefined>;
+if (!processState[SIGNALS_INSTALLED]) {
+  processState[SIGNALS_INSTALLED] = true;
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
 
 app.hook.appStart(async () => {
   logger.info(
@@ -42,18 +91,7 @@ app.hook.appStart(async () => {
 
 app.hook.appTerminate(async () => {
   beginShutdown('app_terminate', WORKER_TERMINATE_GRACE_MS);
-  logger.info('app stopping');
-  // Batches still running give their rows back at the deadline; the database must outlive that.
-  if (!(await shutdown.drained(shutdown.remainingMs('drain')))) {
-    logger.warn('app stopping with fan-out batches still running');
-  }
-  try {
-    await withinMs(services.telemetry.flush(), shutdown.remainingMs('exit'));
-    await services.database.close();
-  } catch (error) {
-    logger.error({ errorCode: 'internal_error', ...errorFields(error) }, 'clean shutdown failed');
-  }
-  logger.info('app stopped');
+  await stopApp();
 });
 
 /** Waits for `work` at most `ms`: an unreachable telemetry backend must not hold the exit. */

@@ -7,6 +7,7 @@ import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from 
 import type { ChildManagementDeps } from './children/create-child';
 import { loadConfig, type Config } from './config';
 import { lazyDatabase, type DatabaseProvider } from './db/lazy-database';
+import { exitOnConfigError } from './lifecycle/config-failure';
 import { createShutdown, type Shutdown } from './lifecycle/shutdown';
 import { openDatabase } from './db/open-database';
 import { databaseProbe, queueProbe } from './health/readiness-probes';
@@ -111,6 +112,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
   const auth: AuthDeps = { database, clock, random, telemetry, logger, sessionPolicy };
   const noticeQueue =
     options.noticeQueue ?? (config.queueStorage ? storageNoticeQueue(config.queueStorage) : unconfiguredNoticeQueue());
+  const shutdown = options.shutdown ?? createShutdown({ graceMs: config.shutdownGraceSeconds * 1000 });
   return {
     config,
     logger,
@@ -143,13 +145,14 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
       hasher: options.childSecretHasher ?? createSecretHasher({ pepper: config.childSecretPepper, threadPoolSize: config.threadPoolSize }),
       pepper: config.childSecretPepper,
       noticeQueue,
+      shutdown,
       consentTermsVersion: config.consentTermsVersion,
     },
     noticeQueue,
     fanoutQueue:
       options.fanoutQueue ??
       (config.queueStorage ? storageFanoutQueue(config.queueStorage) : unconfiguredFanoutQueue()),
-    shutdown: options.shutdown ?? createShutdown({ graceMs: config.shutdownGraceSeconds * 1000 }),
+    shutdown,
   };
 }
 
@@ -157,9 +160,17 @@ let services: AppServices | undefined;
 
 /**
  * The process's services, built on first use from `process.env`. Function files call this at load
- * time, so a configuration error stops the app before it serves anything.
+ * time, so a configuration error stops the app before it serves anything: it is logged as one
+ * `config_invalid` line and the process exits 1, under the Functions worker too, which would
+ * otherwise swallow the error and run the app with no functions (`exitOnConfigError`).
  */
 export function appServices(): AppServices {
-  services ??= buildAppServices(process.env);
+  if (!services) {
+    try {
+      services = buildAppServices(process.env);
+    } catch (error) {
+      exitOnConfigError(error);
+    }
+  }
   return services;
 }

@@ -13,6 +13,9 @@ export type AppEnv = (typeof APP_ENVS)[number];
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** The `service` of log lines when `SERVICE_NAME` is unset (and of the line saying the settings are invalid). */
+export const DEFAULT_SERVICE_NAME = 'api';
+
 /** Development storage: Azurite's well-known account, as the Functions tooling spells it. */
 export const DEVELOPMENT_STORAGE = 'UseDevelopmentStorage=true';
 
@@ -72,7 +75,7 @@ const absoluteUrl = () => z.url({ message: 'must be an absolute URL' });
  */
 const envSchema = z.object({
   APP_ENV: z._default(z.enum(APP_ENVS), 'development'),
-  SERVICE_NAME: z._default(z.string().check(z.minLength(1), z.maxLength(64)), 'api'),
+  SERVICE_NAME: z._default(z.string().check(z.minLength(1), z.maxLength(64)), DEFAULT_SERVICE_NAME),
   LOG_LEVEL: z._default(z.enum(LOG_LEVELS), 'info'),
   ALLOW_DEBUG_IN_PRODUCTION: booleanFlag,
   LOG_PRETTY: booleanFlag,
@@ -250,6 +253,18 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
+
+  /**
+   * The names of the settings to fix, in the order of the problems: what a log line may carry
+   * (a problem's own text names settings and says what is expected, never a value).
+   */
+  get settings(): string[] {
+    const known = new Set(Object.keys(envSchema.shape));
+    const names = this.problems.flatMap((problem) =>
+      (problem.split(':', 1)[0] ?? '').split(/[^A-Za-z0-9_]+/).filter((word) => known.has(word)),
+    );
+    return [...new Set(names)];
   }
 }
 

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { LogSink } from '../../test/helpers/log-sink';
+import type { TransactionExecutor } from '../db/database';
 import { createLogger } from '../logging/logger';
+import type { Random } from '../ports/random';
 import {
   adultThrottleRefusal,
   closedBy,
   createAdultSignInThrottle,
   DEFAULT_ADULT_SIGN_IN_LIMITS,
+  FAILURES_LOCK_WAIT_MS,
   GLOBAL_WINDOW_MS,
+  recordAdultFailure,
   type AdultSignInLimits,
 } from './adult-sign-in-throttle';
 import type { AdultFailureWindows, FailureWindow } from './adult-sign-in-throttle-store';
@@ -105,5 +109,49 @@ describe('createAdultSignInThrottle', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ level: 'warn', trustProxyHops: 0, maxFailures: 30 });
     expect(sink.lines).toHaveLength(1);
+  });
+});
+
+describe('recordAdultFailure', () => {
+  /** A transaction whose failures' lock is busy or free; it records each request it gets. */
+  function transaction(granted: boolean) {
+    const requests: string[] = [];
+    const tx: TransactionExecutor = {
+      query: async (sql) => {
+        requests.push(sql);
+        return [];
+      },
+      execute: async (sql) => {
+        requests.push(sql);
+        return 1;
+      },
+      lock: async (resource) => void requests.push(`lock ${resource}`),
+      tryLock: async (resource, options) => {
+        requests.push(`tryLock ${resource} ${options?.timeoutMs}`);
+        return granted;
+      },
+    };
+    return { tx, requests };
+  }
+  const random: Random = { uuid: () => '6f1c2d3e-4b5a-4c6d-8e7f-8091a2b3c4d5', bytes: (n) => new Uint8Array(n) };
+
+  it('waits at most FAILURES_LOCK_WAIT_MS for the lock, then refuses for a second and records nothing', async () => {
+    const busy = transaction(false);
+    expect(FAILURES_LOCK_WAIT_MS).toBeLessThanOrEqual(500);
+    expect(await recordAdultFailure(busy.tx, 'a'.repeat(64), LIMITS, NOW, random)).toEqual({
+      allowed: false,
+      retryAfterSeconds: 1,
+      scope: 'global',
+      lockBusy: true,
+    });
+    expect(busy.requests).toEqual([`tryLock sign-in:adult-failures ${FAILURES_LOCK_WAIT_MS}`]);
+  });
+
+  it('counts and records the failure once it has the lock', async () => {
+    const free = transaction(true);
+    const recorded = await recordAdultFailure(free.tx, 'a'.repeat(64), LIMITS, NOW, random);
+    expect(recorded).toEqual({ allowed: true, closes: [] });
+    expect(free.requests[0]).toBe(`tryLock sign-in:adult-failures ${FAILURES_LOCK_WAIT_MS}`);
+    expect(free.requests.some((sql) => sql.startsWith('INSERT INTO AdultSignInFailures'))).toBe(true);
   });
 });

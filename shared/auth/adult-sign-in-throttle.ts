@@ -28,7 +28,8 @@ import { adultAddressThrottleKey } from './child/throttle-keys';
  * audits it, `recordAdultFailure(tx, …)`, which takes one lock for every adult failure (SQL
  * Server's snapshot reads would otherwise let concurrent failures all pass the same count),
  * checks again, prunes and records. The lock serializes failures only, at most the global limit's
- * worth per minute plus the bursts the door check let through.
+ * worth per minute plus the bursts the door check let through; a failure that waits for it longer
+ * than `FAILURES_LOCK_WAIT_MS` is refused with 429 and `Retry-After: 1`, unrecorded.
  */
 
 export interface AdultSignInLimits {
@@ -55,12 +56,24 @@ export const UNKNOWN_CLIENT_ADDRESS = 'unknown';
 /** The lock every adult failure is recorded under. */
 const FAILURES_LOCK = 'sign-in:adult-failures';
 
+/**
+ * How long a failure waits for that lock. Recording one takes milliseconds, so a longer wait means
+ * a queue of failures (a flood): such a failure is refused (429) rather than left holding a pooled
+ * connection and an open transaction behind the others, and ending as a 503.
+ */
+export const FAILURES_LOCK_WAIT_MS = 300;
+
+/** The refusal of a failure that did not get the lock in time: a second is enough for the queue to move. */
+export const LOCK_BUSY_REFUSAL: AdultThrottleRefusal = { allowed: false, retryAfterSeconds: 1, scope: 'global', lockBusy: true };
+
 export interface AdultThrottleRefusal {
   allowed: false;
   /** Whole seconds until a failure would be recorded again: the `Retry-After` value (≥ 1). */
   retryAfterSeconds: number;
   /** Which limit is closed; when both are, the one that stays closed longer. */
   scope: 'address' | 'global';
+  /** Set when no limit was full but the failures' lock stayed busy (`FAILURES_LOCK_WAIT_MS`). */
+  lockBusy?: true;
 }
 
 export type AdultThrottleDecision = { allowed: true } | AdultThrottleRefusal;
@@ -137,9 +150,10 @@ export async function checkAdultThrottle(
 }
 
 /**
- * Records a failed sign-in in the caller's transaction, unless a limit closed since the door check;
- * then it records nothing and the caller answers 429 as the check would have. Take it first in
- * the transaction (its lock before any row). Also deletes failures that have left every window.
+ * Records a failed sign-in in the caller's transaction, unless a limit closed since the door check,
+ * or the failures' lock stayed busy for `FAILURES_LOCK_WAIT_MS` (`LOCK_BUSY_REFUSAL`); then it
+ * records nothing and the caller answers 429 as the check would have. Take it first in the
+ * transaction (its lock before any row). Also deletes failures that have left every window.
  * @param tx the transaction that writes the failure's audit row.
  * @param addressKey `throttle.addressKey(clientAddress)`.
  * @param now the clock's time.
@@ -152,7 +166,7 @@ export async function recordAdultFailure(
   now: Date,
   random: Random,
 ): Promise<AdultFailureRecord> {
-  await tx.lock(FAILURES_LOCK);
+  if (!(await tx.tryLock(FAILURES_LOCK, { timeoutMs: FAILURES_LOCK_WAIT_MS }))) return LOCK_BUSY_REFUSAL;
   const starts = windowStarts(limits, now);
   await pruneAdultFailures(tx, starts.addressWindowStart < starts.globalWindowStart ? starts.addressWindowStart : starts.globalWindowStart);
   const windows = await readAdultFailureWindows(tx, addressKey, starts);

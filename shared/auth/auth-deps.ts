@@ -1,5 +1,6 @@
 import type { DatabaseProvider } from '../db/lazy-database';
 import type { SecretHasher } from './child/secret-hasher';
+import type { Shutdown } from '../lifecycle/shutdown';
 import type { Logger } from '../logging/logger';
 import type { NoticeQueue } from '../notifications/notices/notice-queue';
 import type { Clock } from '../ports/clock';
@@ -26,4 +27,10 @@ export interface ChildAuthDeps extends AuthDeps {
    * the notice stays owed in its table and the queue-depth timer's catch-up sends it.
    */
   noticeQueue?: NoticeQueue;
+  /**
+   * Counts work a request starts and does not wait for (the lock notice's enqueue), so the
+   * process's shutdown waits for it (`Shutdown.track`); tests wait for it with `drained`. Absent:
+   * the work runs untracked.
+   */
+  shutdown?: Pick<Shutdown, 'track'>;
 }

@@ -215,7 +215,13 @@ async function auditThrottleClosed(executor: SqlExecutor, deps: AdultSignInDeps,
 /** A failure refused by a limit: 429 with `Retry-After`, a log line and an event, no audit row. */
 function throttled(deps: AdultSignInDeps, refusal: AdultThrottleRefusal): AdultSignIn {
   deps.logger.info(
-    { reason: 'throttled', accountType: 'adult', scope: refusal.scope, retryAfterSeconds: refusal.retryAfterSeconds },
+    {
+      reason: 'throttled',
+      accountType: 'adult',
+      scope: refusal.scope,
+      retryAfterSeconds: refusal.retryAfterSeconds,
+      ...(refusal.lockBusy ? { lockBusy: true } : {}),
+    },
     'sign-in failed',
   );
   deps.telemetry.trackEvent('auth.failure', { reason: 'throttled', accountType: 'adult' });

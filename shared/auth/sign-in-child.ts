@@ -166,27 +166,33 @@ async function failed(
       { accountType: 'child', consecutiveFailures: record.consecutiveFailures, noticeId: outcome.notice.id },
       'child account locked',
     );
-    await announceLock(outcome.notice, deps);
+    announceLock(outcome.notice, deps);
   }
   logFailure(deps, reason);
   return invalidCredentials();
 }
 
-/** How long a sign-in waits for the lock notice's enqueue before it answers anyway. */
-const NOTICE_ENQUEUE_WAIT_MS = 2000;
-
 /**
- * Enqueues the lock's notice for the parent, waiting at most 2 s: the answer is the lock's answer
- * whatever the queue does (`enqueueNotice` never throws; a notice not enqueued is sent by the catch-up).
+ * Starts the enqueue of the lock's notice for the parent and answers without waiting for it: an
+ * attempt that locks must answer in the time of any other failure (a queue's round trip would tell
+ * that the username exists). The enqueue is tracked by the shutdown, so the process does not exit
+ * in the middle of it; one that never completes leaves the notice owed, and the catch-up sends it.
+ * `enqueueNotice` does not throw; anything else that fails here is a warn line, never an
+ * unhandled rejection.
  */
-async function announceLock(notice: { id: string; kind: NoticeKind }, deps: ChildSignInDeps): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, NOTICE_ENQUEUE_WAIT_MS);
-    timer.unref();
+function announceLock(notice: { id: string; kind: NoticeKind }, deps: ChildSignInDeps): void {
+  const send = (): Promise<boolean> => enqueueNotice(notice, deps);
+  let started: Promise<boolean>;
+  try {
+    started = deps.shutdown ? deps.shutdown.track(send) : send();
+  } catch (error) {
+    started = Promise.reject(error);
+  }
+  started.catch((error: unknown) => {
+    // The kind of error only: a queue's error quotes its URL.
+    const errorType = error instanceof Error ? error.name : typeof error;
+    deps.logger.warn({ noticeId: notice.id, kind: notice.kind, errorCode: 'notice_enqueue_failed', errorType }, 'account notice owed: the queue took no message');
   });
-  await Promise.race([enqueueNotice(notice, deps), waited]);
-  clearTimeout(timer);
 }
 
 async function throttled(db: SqlExecutor, deps: ChildSignInDeps, refusal: ThrottleRefusal, userId: string | null): Promise<ChildSignIn> {

@@ -4,6 +4,7 @@ import { resolveTraceId } from '../http/trace-context';
 import { runWithLogContext } from '../logging/log-context';
 import { errorFields, type Logger } from '../logging/logger';
 import { BACKGROUND_BUDGET_MS, runWithTimeBudget } from '../resilience/time-budget';
+import { parseHostTime } from './host-time';
 import type { Telemetry } from '../telemetry/telemetry';
 
 /** host.json `extensions.queues.maxDequeueCount`: the try after which a failing message is poisoned. */
@@ -25,7 +26,8 @@ export interface BackgroundDeps {
 
 /**
  * Wraps the handler of a timer or queue function. Every line it writes carries the invocation's
- * trace id (`userId: null`: no one is signed in). A failure becomes one error line with
+ * trace id (`userId: null`: no one is signed in). A timer the host runs past due is said at warn; a
+ * failed queue message's line carries its age (`messageAgeMs`, from the host's `insertionTime`). A failure becomes one error line with
  * `errorCode` and the stack, and an exception in telemetry; then it is thrown again, so the host
  * does what it does with failures: a queue message is retried and finally poisoned, a timer runs
  * again on its next occurrence.
@@ -42,12 +44,24 @@ export function backgroundHandler<TTrigger>(
     const traceId = resolveTraceId(null, context.traceContext?.traceParent);
     const logContext = { traceId, userId: null, ...(options.service ? { service: options.service } : {}) };
     return runWithLogContext(logContext, () => runWithTimeBudget(BACKGROUND_BUDGET_MS, async () => {
+      if (isPastDueTimer(trigger)) {
+        // The host runs a missed occurrence late (after a restart or a scale-in) with `isPastDue`:
+        // the work runs as usual, and the lateness is said, since the run may overlap the next one.
+        deps.logger.warn({ functionName, invocationId: context.invocationId, scheduleLast: scheduleLastOf(trigger) }, 'timer run past due');
+      }
       try {
         await work(trigger, context);
       } catch (error) {
         const errorCode = errorCodeOf(error);
+        const enqueuedAt = parseHostTime(context.triggerMetadata?.insertionTime);
         deps.logger.error(
-          { functionName, invocationId: context.invocationId, errorCode, ...errorFields(error) },
+          {
+            functionName,
+            invocationId: context.invocationId,
+            errorCode,
+            ...(enqueuedAt === undefined ? {} : { messageAgeMs: Math.max(0, Date.now() - enqueuedAt) }),
+            ...errorFields(error),
+          },
           'background function failed',
         );
         deps.telemetry.trackException(error, { errorCode, functionName });
@@ -68,6 +82,17 @@ export function backgroundHandler<TTrigger>(
       }
     }));
   };
+}
+
+/** A timer trigger the host marked past due (`Timer.isPastDue`). */
+function isPastDueTimer(trigger: unknown): boolean {
+  return typeof trigger === 'object' && trigger !== null && (trigger as { isPastDue?: unknown }).isPastDue === true;
+}
+
+/** The timer's previous run as an ISO time (whatever offset form the host wrote), else null. */
+function scheduleLastOf(trigger: unknown): string | null {
+  const last = parseHostTime((trigger as { scheduleStatus?: { last?: unknown } }).scheduleStatus?.last);
+  return last === undefined ? null : new Date(last).toISOString();
 }
 
 /**

@@ -9,6 +9,9 @@ import { problem, type Problem } from '../errors/problem';
 import type { Section, User } from '../users/user';
 import { toChildAccountView, type ChildAccountView, type SecretKind } from './child-account';
 import { findChildById, insertChildAccount } from './child-account-store';
+import { isUsernameReserved } from '../users/account-erasure-store';
+import { findUserById } from '../users/user-store';
+import { parentAccountLock, reservedUsernameKey } from '../users/erase-account';
 import { recordConsent } from './record-consent';
 
 export interface ChildSecretInput {
@@ -36,6 +39,8 @@ export function checkNewSecret(secret: ChildSecretInput, username: string): Prob
     ? undefined
     : problem('weak_secret', { detail: 'A password has 8 to 128 characters and must not be a common password.' });
 }
+
+const usernameTaken = (): Problem => problem('username_taken', { detail: 'That username is already in use.' });
 
 /**
  * POST /api/v1/children: a parent creates a child sub-account with a username, a PIN or password,
@@ -68,10 +73,17 @@ export async function createChild(
   const db = await deps.database.get();
   const usernameKey = usernameThrottleKey(deps.pepper, username.username);
   let consentId: string | undefined;
+  let refused: Problem | undefined;
   try {
-    await db.transaction(async (tx) => {
+    refused = await db.transaction(async (tx): Promise<Problem | undefined> => {
       // Sign-ins settling under this name take the same lock: the reset below cannot race them.
       await lockUsernameThrottle(tx, usernameKey);
+      // The parent's erasure takes this lock to count their children: none appears after the count.
+      await tx.lock(parentAccountLock(parent.id));
+      // An erased child's name stays taken through its quarantine, as a live child's does.
+      if (await isUsernameReserved(tx, reservedUsernameKey(deps.pepper, username.username), now)) return usernameTaken();
+      // Erased while this request ran (its session went with it): no child for a tombstone.
+      if ((await findUserById(tx, parent.id))?.status !== 'active') return problem('unauthenticated', { detail: 'The account is no longer active.' });
       await insertChildAccount(tx, {
         user: {
           id,
@@ -105,13 +117,15 @@ export async function createChild(
         deps,
       );
       consentId = await recordConsent(tx, { parentUserId: parent.id, childUserId: id, sections: scopes, previousSections: [] }, deps);
+      return undefined;
     });
   } catch (error) {
     if (error instanceof UniqueViolationError) {
-      return { ok: false, problem: problem('username_taken', { detail: 'That username is already in use.' }) };
+      return { ok: false, problem: usernameTaken() };
     }
     throw error;
   }
+  if (refused) return { ok: false, problem: refused };
   deps.logger.info({ childUserId: id, scopeCount: scopes.length, consentId }, 'child account created');
   const child = await findChildById(db, id);
   if (!child) throw new Error('child account vanished after its creation');

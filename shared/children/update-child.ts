@@ -8,6 +8,7 @@ import { endUserSessions } from '../sessions/session-store';
 import type { Section, User } from '../users/user';
 import { updateUserStatus } from '../users/user-store';
 import { toChildAccountView, type ChildAccount, type ChildAccountView } from './child-account';
+import { eraseChildInTransaction } from '../users/erase-account';
 import { findChildById, markChildDeleted, setChildSecret, updateChildScopes } from './child-account-store';
 import { findConsentInForce } from './child-consent-store';
 import { checkNewSecret, type ChildManagementDeps, type ChildSecretInput } from './create-child';
@@ -54,19 +55,23 @@ export async function updateChild(parent: User, childId: string, patch: ChildPat
   const db = await deps.database.get();
   const usernameKey = usernameThrottleKey(deps.pepper, child.username);
   let consentId: string | undefined;
-  await db.transaction(async (tx) => {
+  const changed = await db.transaction(async (tx) => {
     // A sign-in settling on this child holds the same lock: one waits for the other, never both
     // for each other's rows.
     await lockUsernameThrottle(tx, usernameKey);
-    // The sections open until now, read under the lock: another change may have committed since `child` was read.
-    const previousSections = patch.scopes ? ((await findChildById(tx, child.userId))?.scopes ?? child.scopes) : [];
+    // Read again under the lock, which a DELETE (and an erasure) takes too: one that committed
+    // since `child` was read leaves nothing to change, and no consent may be recorded for a
+    // deleted child. The sections open until now and the status come from this row too.
+    const current = await findChildById(tx, child.userId);
+    if (!current || current.deletedAt !== null) return false;
+    const previousSections = patch.scopes ? current.scopes : [];
     if (patch.scopes) await updateChildScopes(tx, child.userId, [...new Set(patch.scopes)]);
     if (patch.secret && newHash) {
       await setChildSecret(tx, child.userId, { hash: newHash, kind: patch.secret.kind }, now);
       await resetUsernameFailures(tx, usernameKey);
       await revokeChildSessions(tx, parent, child, 'secret_changed', now, deps);
     }
-    if (patch.status && patch.status !== child.status) {
+    if (patch.status && patch.status !== current.status) {
       await updateUserStatus(tx, child.userId, patch.status, now);
       if (patch.status === 'disabled') await revokeChildSessions(tx, parent, child, 'account_disabled', now, deps);
     }
@@ -92,7 +97,9 @@ export async function updateChild(parent: User, childId: string, patch: ChildPat
         deps,
       );
     }
+    return true;
   });
+  if (!changed) return notFound();
   deps.logger.info(
     {
       childUserId: child.userId,
@@ -104,17 +111,19 @@ export async function updateChild(parent: User, childId: string, patch: ChildPat
     'child account updated',
   );
   const updated = await findChildById(db, child.userId);
-  if (!updated) throw new Error('child account vanished during its update');
+  // Erased by a DELETE that came right after this change committed: there is no account to show.
+  if (!updated) return notFound();
   return { ok: true, child: toChildAccountView(updated) };
 }
 
 /**
  * DELETE /api/v1/children/{id}: the account is disabled and marked deleted (its audit history and
  * its username stay), and its sessions are revoked. With `erase` (`?erase=true`) the parent also
- * withdraws all consent (`withdrawAllConsent`: the consent in force is marked withdrawn, the
- * account's sections are closed), in the same transaction; a child already deleted can still be
- * erased while a consent of it is in force. What erasure adds beyond that (the child's personal
- * data removed, a tombstone status) is not built yet: README, "Consent records".
+ * withdraws all consent (`withdrawAllConsent`: the consent in force is marked withdrawn, one
+ * `consent_withdrawn` row names the sections) and the child is erased (`eraseChildInTransaction`:
+ * its personal data removed, the Users row a tombstone, the username reserved for a quarantine),
+ * all in one transaction. A child deleted earlier can still be erased, whether or not a consent of
+ * it is in force (children from before consent records have none); an erased child is not found.
  */
 export async function deleteChild(
   parent: User,
@@ -130,12 +139,12 @@ export async function deleteChild(
   const now = deps.clock.now().toISOString();
   const done = await db.transaction(async (tx) => {
     await lockUsernameThrottle(tx, usernameThrottleKey(deps.pepper, child.username));
-    // Read under the lock: a concurrent DELETE may have got here first.
+    // Read under the lock: a concurrent DELETE may have got here first (an erased child has no row).
     const current = await findChildById(tx, child.userId);
-    if (!current) return false;
+    if (!current) return undefined;
     const deleted = current.deletedAt !== null;
-    // Deleting a deleted child, or erasing one with no consent left in force, finds nothing to do.
-    if (deleted && !(erase && (await findConsentInForce(tx, child.userId)))) return false;
+    // Deleting a deleted child finds nothing to do; erasing one still does.
+    if (deleted && !erase) return undefined;
     if (!deleted) {
       await markChildDeleted(tx, child.userId, now);
       await updateUserStatus(tx, child.userId, 'disabled', now);
@@ -146,14 +155,15 @@ export async function deleteChild(
         deps,
       );
     }
-    if (erase) {
+    if (!erase) return {};
+    // Nothing to withdraw once withdrawn (a child erased before erasure removed its data): no second row.
+    if (current.scopes.length > 0 || (await findConsentInForce(tx, child.userId))) {
       await withdrawAllConsent(tx, { parentUserId: parent.id, childUserId: child.userId, openSections: current.scopes }, deps);
-      await updateChildScopes(tx, child.userId, []);
     }
-    return true;
+    return (await eraseChildInTransaction(tx, { parentUserId: parent.id, childUserId: child.userId, username: current.username }, deps)) ?? {};
   });
   if (!done) return notFound();
-  deps.logger.info({ childUserId: child.userId, consentWithdrawn: erase }, 'child account deleted');
+  deps.logger.info({ childUserId: child.userId, consentWithdrawn: erase, erased: erase, ...done }, 'child account deleted');
   return { ok: true };
 }
 

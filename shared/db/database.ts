@@ -40,6 +40,14 @@ export interface TransactionExecutor extends SqlExecutor {
    * @param resource 1 to 255 characters; callers name their kind of lock first (`sign-in:…`).
    */
   lock(resource: string, options?: LockOptions): Promise<void>;
+  /**
+   * Like `lock`, for a lock whose waiters are better turned away than queued (each waiter holds
+   * a pooled connection and its transaction open while it waits): resolves `false` when another
+   * transaction held the lock for all of `timeoutMs`, and the transaction goes on, without the
+   * lock, for the caller to end without the work the lock guards. SQLite: always `true`, as `lock`.
+   * Rejects as `lock` does for anything but the wait running out.
+   */
+  tryLock(resource: string, options?: LockOptions): Promise<boolean>;
 }
 
 export interface Database extends SqlExecutor {

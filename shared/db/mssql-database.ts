@@ -54,6 +54,17 @@ IF @lockResult IN (-1, -2, -3) THROW 51002, N'The lock was not granted in time',
 IF @lockResult < 0 THROW 51003, N'sp_getapplock refused its parameters', 1;`;
 
 /**
+ * `tryLock`'s lock: as `LOCK_STATEMENT`, but a wait that ran out (-1) is answered as the result
+ * (`lockResult` -1; 0 or 1 granted) instead of an error, which would end the transaction and run
+ * it again. A timeout leaves the transaction as it was (the lock request alone failed).
+ */
+export const TRY_LOCK_STATEMENT = `DECLARE @lockResult int;
+EXEC @lockResult = sp_getapplock @Resource = @resource, @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = @timeoutMs;
+IF @lockResult IN (-2, -3) THROW 51002, N'The lock was not granted', 1;
+IF @lockResult < -1 THROW 51003, N'sp_getapplock refused its parameters', 1;
+SELECT @lockResult AS lockResult;`;
+
+/**
  * Creates the SQL Server database for `connectionString`. The configuration is checked now
  * (`ConfigError` for a string that cannot be used); the connection is made by the first statement.
  * When connecting fails the statement rejects with `DependencyUnavailableError('database')` (the
@@ -250,6 +261,15 @@ class TransactionState {
         const overrides: RequestOverrides = { requestTimeout: timeoutMs + LOCK_REQUEST_MARGIN_MS };
         return this.run(async () => {
           await runRequest(transaction.request(overrides), LOCK_STATEMENT, { resource, timeoutMs });
+        });
+      },
+      tryLock: (resource: string, options?: LockOptions) => {
+        const { timeoutMs } = checkLockRequest(resource, options);
+        const overrides: RequestOverrides = { requestTimeout: timeoutMs + LOCK_REQUEST_MARGIN_MS };
+        return this.run(async () => {
+          const [row] = rowsOf<{ lockResult: unknown }>(await runRequest(transaction.request(overrides), TRY_LOCK_STATEMENT, { resource, timeoutMs }));
+          if (typeof row?.lockResult !== 'number') throw new Error('sp_getapplock answered no result');
+          return row.lockResult >= 0;
         });
       },
     };

@@ -8,7 +8,7 @@ import { runWithTimeBudget } from '../resilience/time-budget';
 import { DATABASE_RETRY_POLICY } from '../resilience/retry-with-backoff';
 import type { Database } from './database';
 import { UniqueViolationError } from './database-errors';
-import { LOCK_STATEMENT, createMssqlDatabase } from './mssql-database';
+import { LOCK_STATEMENT, TRY_LOCK_STATEMENT, createMssqlDatabase } from './mssql-database';
 import { poolTimeoutErrorClass } from './mssql-driver';
 import { TRANSIENT_SERVER_ERRORS } from './mssql-faults';
 
@@ -319,6 +319,42 @@ describe('explicit locks', () => {
       runs += 1;
       await tx.lock('sign-in:username:abc');
     });
+    expect(runs).toBe(2);
+    expect(driver.callsOf('commit')).toHaveLength(1);
+  });
+
+  it('try a lock: granted or not from its result, the transaction going on either way, never run again for a wait that ran out', async () => {
+    const results = [0, -1, 1];
+    const { db, driver } = setup((call) => (call.sql === TRY_LOCK_STATEMENT ? { recordset: [{ lockResult: results.shift() }] } : undefined));
+    let runs = 0;
+    const got = await db.transaction(async (tx) => {
+      runs += 1;
+      const first = await tx.tryLock('sign-in:adult-failures', { timeoutMs: 300 });
+      const second = await tx.tryLock('sign-in:adult-failures', { timeoutMs: 300 });
+      await tx.execute('UPDATE A SET n = 1');
+      const third = await tx.tryLock('sign-in:other');
+      return [first, second, third];
+    });
+    expect(got).toEqual([true, false, true]);
+    expect(runs).toBe(1);
+    expect(driver.callsOf('query').map((call) => [call.sql, call.params?.timeoutMs, call.overrides])).toEqual([
+      [TRY_LOCK_STATEMENT, { type: { kind: 'int' }, value: 300 }, { requestTimeout: 5300 }],
+      [TRY_LOCK_STATEMENT, { type: { kind: 'int' }, value: 300 }, { requestTimeout: 5300 }],
+      ['UPDATE A SET n = 1', undefined, undefined],
+      [TRY_LOCK_STATEMENT, { type: { kind: 'int' }, value: 5000 }, { requestTimeout: 10_000 }],
+    ]);
+    expect(driver.callsOf('commit')).toHaveLength(1);
+  });
+
+  it('run the transaction again when a tried lock was cancelled or lost to a deadlock (51002), as a lock', async () => {
+    const { db, driver } = setup(
+      failNth((call) => call.sql === TRY_LOCK_STATEMENT, new Map([[1, serverError(mssql, 51002)]]), { recordset: [{ lockResult: 0 }] }),
+    );
+    let runs = 0;
+    expect(await db.transaction(async (tx) => {
+      runs += 1;
+      return tx.tryLock('sign-in:adult-failures', { timeoutMs: 300 });
+    })).toBe(true);
     expect(runs).toBe(2);
     expect(driver.callsOf('commit')).toHaveLength(1);
   });

@@ -111,6 +111,12 @@ class SqliteDatabase implements Database {
           // Nothing to take: BEGIN IMMEDIATE already holds the database's write lock, which every
           // other transaction, on any connection or process, waits for until this one ends.
         },
+        tryLock: async (resource: string, options?: LockOptions): Promise<boolean> => {
+          checkLockRequest(resource, options);
+          assertOpen();
+          // As `lock`: the database's write lock is this transaction's already.
+          return true;
+        },
       };
       try {
         const result = await this.scope.run(() => work(tx));

@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   not_found: { status: 404, title: 'Not found' },
   username_taken: { status: 409, title: 'Username taken' },
   invalid_transition: { status: 409, title: 'Invalid transition' },
+  children_not_erased: { status: 409, title: 'Child accounts not erased' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   too_many_attempts: { status: 429, title: 'Too many attempts' },

@@ -11,6 +11,7 @@ import type { Session } from '../sessions/session';
 import type { Telemetry } from '../telemetry/telemetry';
 import type { Section, User } from '../users/user';
 import { readJsonBody } from './read-json-body';
+import { refuseRepeatedQueryKeys } from './read-query';
 import { resolveTraceId } from './trace-context';
 
 /** `extensions.http.routePrefix` of host.json: part of every endpoint label. */
@@ -81,7 +82,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Builds the one HTTP pipeline every HTTP function uses. The returned `endpoint` wraps a handler
- * with: request id and trace id, a per-request logger, body limit + JSON parsing + zod validation,
+ * with: request id and trace id, a per-request logger, repeated query keys refused (400), body limit
+ * + JSON parsing + zod validation,
  * problem+json answers from the error catalogue, and exactly one `request handled` line per request
  * (never a body). An exception from the handler becomes a 500 `internal_error` with no detail
  * (503 `service_unavailable` when an adapter reports its dependency unreachable).
@@ -151,6 +153,8 @@ async function runHandler<S extends Validator<unknown> | undefined, A extends bo
     caller = { user: authentication.user, session: authentication.session, scopes: authentication.scopes };
     scope.setUserId(caller.user.id);
   }
+  const repeatedKey = refuseRepeatedQueryKeys(scope.request.url);
+  if (repeatedKey) return repeatedKey;
   let body: BodyOf<S> = undefined as BodyOf<S>;
   if (options.body) {
     const read = await readJsonBody(scope.request, options.body);

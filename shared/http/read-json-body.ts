@@ -6,6 +6,9 @@ import { problem, type Problem } from '../errors/problem';
 /** The contract's request body limit. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
+/** The detail of an empty body sent without `Content-Length` (chunked, or HTTP/2 without one). */
+export const LENGTH_REQUIRED_DETAIL = 'A JSON body is required, sent with a Content-Length header: a body without one (chunked) does not reach the API.';
+
 export type BodyResult<T> = { ok: true; value: T } | { ok: false; problem: Problem };
 
 const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
@@ -13,7 +16,8 @@ const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
 /**
  * Reads, parses and validates a JSON request body without ever holding more than the limit:
  * 413 over 16 KiB (by `Content-Length` or while streaming), 415 for a non-JSON content type,
- * 400 for anything that is not JSON or breaks the schema. Details never echo submitted values.
+ * 400 for anything that is not JSON or breaks the schema, or that arrived empty (a body without
+ * `Content-Length` arrives empty under the Functions host). Details never echo submitted values.
  */
 export async function readJsonBody<T>(request: HttpRequest, schema: Validator<T>): Promise<BodyResult<T>> {
   const declaredLength = Number(request.headers.get('content-length') ?? '0');
@@ -29,7 +33,10 @@ export async function readJsonBody<T>(request: HttpRequest, schema: Validator<T>
     return { ok: false, problem: payloadTooLarge() };
   }
   if (bytes.length === 0) {
-    return { ok: false, problem: problem('invalid_request', { detail: 'A JSON body is required.' }) };
+    // The Functions host passes a body on only when `Content-Length` is above 0 (`ToRpcHttp`): a
+    // chunked body reaches the app empty, so the answer says what to change.
+    const detail = request.headers.get('content-length') === null ? LENGTH_REQUIRED_DETAIL : 'A JSON body is required.';
+    return { ok: false, problem: problem('invalid_request', { detail }) };
   }
   if (contentType === null) return { ok: false, problem: unsupportedMediaType() };
   let parsed: unknown;

@@ -19,6 +19,10 @@ export const OPERATIONAL_LOG_FIELDS = [
   'sqlErrorNumber',
   /** SQL Server retries and unknown commits: the driver's error code (`ESOCKET`, `ETIMEOUT`, …). */
   'driverCode',
+  /** `config_invalid` (the app exits at start-up): the names of the settings to fix. */
+  'settings',
+  /** `config_invalid`: what each of those settings needs (names and expectations, never a value). */
+  'problems',
 ] as const;
 
 export type OperationalLogField = (typeof OPERATIONAL_LOG_FIELDS)[number];

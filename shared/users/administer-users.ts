@@ -16,7 +16,8 @@ export function requireAdmin(caller: User): Problem | undefined {
 
 async function adultTarget(userId: string, deps: AuthDeps): Promise<User | Problem> {
   const user = await findUserById(await deps.database.get(), userId);
-  if (!user) return problem('not_found', { detail: 'No such user.' });
+  // An erased account is a tombstone: nothing about it can be approved or changed any more.
+  if (!user || user.status === 'erased') return problem('not_found', { detail: 'No such user.' });
   if (user.accountType !== 'adult') return problem('invalid_request', { detail: 'Child accounts are managed by their parents.' });
   return user;
 }

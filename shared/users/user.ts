@@ -8,7 +8,8 @@ export const ADULT_ROLES = ['member', 'author', 'admin'] as const;
 export type AdultRole = (typeof ADULT_ROLES)[number];
 export type Role = AdultRole | 'child';
 
-export const USER_STATUSES = ['active', 'pending_approval', 'disabled'] as const;
+/** `erased`: a tombstone, the account's personal data removed (`erase-account.ts`); never signs in again. */
+export const USER_STATUSES = ['active', 'pending_approval', 'disabled', 'erased'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
 
 /** The sections a parent can open to a child (contract section 4, the scope catalogue). */

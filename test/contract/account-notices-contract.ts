@@ -10,6 +10,7 @@ import { insertChildAccount, lockChild } from '../../shared/children/child-accou
 import type { Database } from '../../shared/db/database';
 import { UniqueViolationError } from '../../shared/db/database-errors';
 import { lazyDatabase } from '../../shared/db/lazy-database';
+import { createShutdown, type Shutdown } from '../../shared/lifecycle/shutdown';
 import { createLogger } from '../../shared/logging/logger';
 import {
   claimNoticeDelivery,
@@ -20,8 +21,10 @@ import {
   insertAccountNotice,
   listNoticeDeliveries,
   markNoticeEnqueued,
+  markNoticeOwed,
   pushTokensOfUser,
   releaseNoticeDelivery,
+  resetPoisonedNoticeDeliveries,
 } from '../../shared/notifications/notices/account-notice-store';
 import { enqueueOwedNotices } from '../../shared/notifications/notices/account-notices';
 import { inMemoryNoticeQueue } from '../../shared/notifications/notices/notice-queue';
@@ -60,7 +63,10 @@ async function seedFamily(db: Database, n: number, secretHash = HASH, name = `ki
   return { parentId: parent.id, childId: child.id };
 }
 
-function depsFor(db: Database, clock: ManualClock): ChildAuthDeps & { noticeQueue: ReturnType<typeof inMemoryNoticeQueue> } {
+function depsFor(
+  db: Database,
+  clock: ManualClock,
+): ChildAuthDeps & { noticeQueue: ReturnType<typeof inMemoryNoticeQueue>; shutdown: Shutdown } {
   return {
     database: lazyDatabase(async () => db),
     clock,
@@ -71,6 +77,8 @@ function depsFor(db: Database, clock: ManualClock): ChildAuthDeps & { noticeQueu
     hasher: createSecretHasher({ pepper: PEPPER, params: CHEAP_ARGON2 }),
     pepper: PEPPER,
     noticeQueue: inMemoryNoticeQueue(),
+    // The sign-in answers without waiting for the notice's enqueue; the tests wait for it here.
+    shutdown: createShutdown({ graceMs: 30_000 }),
   };
 }
 
@@ -138,6 +146,27 @@ export function describeAccountNoticesContract(name: string, factory: TestDataba
         ['email', 'failed', 'poisoned'],
         ['push', 'success', null],
       ]);
+      // A re-drive: only the poisoned row is pending again, with no lease, and claimed at once.
+      expect(await resetPoisonedNoticeDeliveries(db, noticeId, 'poisoned', isoAfter(lease, 2))).toBe(1);
+      expect(await resetPoisonedNoticeDeliveries(db, noticeId, 'poisoned', isoAfter(lease, 3))).toBe(0);
+      expect((await listNoticeDeliveries(db, noticeId)).map((row) => [row.channel, row.result, row.providerCode, row.claimedUntil])).toEqual([
+        ['email', 'pending', null, null],
+        ['push', 'success', null, null],
+      ]);
+      expect(await claimNoticeDelivery(db, email, isoAfter(lease, 4), isoAfter(lease, 60_000), 'op-1')).toBe('claimed');
+    });
+
+    it('makes a notice owed again after its message gave out, so the catch-up finds it', async () => {
+      const db = database();
+      const { parentId, childId } = await seedFamily(db, 12);
+      const noticeId = numberedId(95, 'a');
+      await insertAccountNotice(db, { id: noticeId, kind: 'child_locked', recipientUserId: parentId, subjectUserId: childId, eventAt: T0, createdAt: T0 });
+      await markNoticeEnqueued(db, noticeId, T0);
+      expect(await findOwedNotices(db, isoAfter(T0, 60_000), 10)).toEqual([]);
+      expect(await markNoticeOwed(db, noticeId)).toBe(1);
+      expect(await markNoticeOwed(db, numberedId(96, 'a'))).toBe(0);
+      expect((await findNoticeById(db, noticeId))?.enqueuedAt).toBeNull();
+      expect(await findOwedNotices(db, isoAfter(T0, 60_000), 10)).toEqual([{ id: noticeId, kind: 'child_locked' }]);
     });
 
     it("reads a user's devices, most recently registered first", async () => {
@@ -163,6 +192,8 @@ export function describeAccountNoticesContract(name: string, factory: TestDataba
       const other = second ? { ...depsFor(second, clock), noticeQueue: deps.noticeQueue } : deps;
       const results = await Promise.all([wrong(20), wrong(21, other), wrong(22)]);
       expect(results.every((result) => !result.ok)).toBe(true);
+      expect(await deps.shutdown.drained(5000)).toBe(true);
+      if (other !== deps) expect(await other.shutdown.drained(5000)).toBe(true);
       const locks = await db.query<{ n: number }>("SELECT COUNT(*) AS n FROM AuditLog WHERE subjectUserId = @childId AND eventType = 'authn_login_lock'", { childId });
       expect(Number(locks[0]?.n)).toBe(1);
       const notices = await db.query<{ id: string; recipientUserId: string }>('SELECT id, recipientUserId FROM AccountNotices WHERE subjectUserId = @childId', { childId });

@@ -33,6 +33,7 @@ const STORE_TABLES = [
   'ChildConsents',
   'AccountNoticeDeliveries',
   'AccountNotices',
+  'ReservedUsernames',
 ] as const;
 
 /**

@@ -6,6 +6,7 @@ import { forgetMigration } from '../../shared/db/schema-migrations';
 import { StatementLog } from '../helpers/recording-mssql-driver';
 import { isRecorded, sqlLiterals } from '../helpers/sql-inventory';
 import { tsqlSyntaxErrors } from '../helpers/tsql-grammar';
+import { describeAccountErasureContract } from './account-erasure-contract';
 import { describeAccountNoticesContract } from './account-notices-contract';
 import { describeAdultSignInThrottleContract } from './adult-sign-in-throttle-contract';
 import { describeAnnouncementsContract } from './announcements-contract';
@@ -53,6 +54,7 @@ describeSmsContract(`outbox (${engine})`, outboxHarness('sms', recorded));
 describeEmailContract(`outbox (${engine})`, outboxHarness('email', recorded));
 describeChildConsentsContract(engine, recorded);
 describeAccountNoticesContract(engine, recorded);
+describeAccountErasureContract(engine, recorded);
 
 const ROOT = path.resolve(__dirname, '../..');
 

@@ -202,18 +202,18 @@ describe('DELETE /api/v1/children/{id}?erase=true: withdrawing all consent', () 
         details: { sections: 'events,groups', allSections: true },
       },
     ]);
-    // Deleted as a plain DELETE does it: disabled, sessions revoked, gone from the list; its sections closed.
-    expect(readRows(databaseFile, 'SELECT u.status, c.scopes, c.deletedAt IS NOT NULL AS deleted FROM Users u JOIN ChildAccounts c ON c.userId = u.id WHERE u.id = @childId', { childId })).toEqual([
-      { status: 'disabled', scopes: '[]', deleted: 1 },
-    ]);
+    // Deleted as a plain DELETE does it (sessions revoked, gone from the list), then erased: a
+    // tombstone Users row, no credentials (test/e2e/account-erasure.e2e.test.ts has the rest).
+    expect(readRows(databaseFile, 'SELECT status FROM Users WHERE id = @childId', { childId })).toEqual([{ status: 'erased' }]);
+    expect(readRows(databaseFile, 'SELECT userId FROM ChildAccounts WHERE userId = @childId', { childId })).toEqual([]);
     expect((await api.request('GET', '/api/v1/me', { token: String(session.body.token) })).status).toBe(401);
     const listed = await api.request('GET', '/api/v1/children', { token: parent.token });
     expect((listed.body.items as { id: string }[]).map((item) => item.id)).not.toContain(childId);
     expect((await api.signInChild('canary-erased-kid', '640917')).status).toBe(401);
     const events = auditRows(databaseFile).filter((row) => row.subjectUserId === childId).map((row) => row.eventType);
-    expect(events).toEqual(expect.arrayContaining(['child_updated', 'authn_token_revoked', 'consent_withdrawn']));
+    expect(events).toEqual(expect.arrayContaining(['child_updated', 'authn_token_revoked', 'consent_withdrawn', 'account_erased']));
 
-    // Nothing left to withdraw or delete.
+    // Nothing left to withdraw, delete or erase; the consents stay listed, as the record of the withdrawal.
     expect((await call('DELETE', `/api/v1/children/${childId}?erase=true`, parent.token)).status).toBe(404);
     expect((await call('DELETE', `/api/v1/children/${childId}`, parent.token)).status).toBe(404);
     expect(consentRows(childId)).toHaveLength(2);

@@ -89,6 +89,12 @@ function toSqlite(sql: string): string {
 /** A SELECT, a WITH whose main statement is a SELECT (not `WITH … ) UPDATE|INSERT|DELETE|MERGE`), or a change that returns its rows. */
 const RETURNS_ROWS = /^\s*(SELECT\b|WITH\b(?![\s\S]*\)\s*(UPDATE|INSERT|DELETE|MERGE)\b))|\bRETURNING\b/i;
 
+/** A lock statement that answers with its result (`tryLock`). */
+const TRY_LOCK = /\bsp_getapplock\b[\s\S]*\bSELECT @lockResult AS lockResult\b/;
+
+const lockGranted = (): mssql.IResult<Record<string, unknown>> =>
+  ({ recordset: [{ lockResult: 0 }], recordsets: [[{ lockResult: 0 }]], rowsAffected: [1], output: {} }) as unknown as mssql.IResult<Record<string, unknown>>;
+
 const noRows = (): mssql.IResult<Record<string, unknown>> =>
   ({ recordset: [], recordsets: [[]], rowsAffected: [0], output: {} }) as unknown as mssql.IResult<Record<string, unknown>>;
 
@@ -108,6 +114,8 @@ export function recordingMssqlDriver(log: StatementLog, sqlite?: Database): Mssq
       },
       async query(sql) {
         log.record({ sql, params, values, on });
+        // `tryLock` reads whether it got the lock: it did (SQLite's transaction serializes anyway).
+        if (sqlite && TRY_LOCK.test(sql)) return lockGranted();
         if (!sqlite || RECORD_ONLY.some((pattern) => pattern.test(sql))) return noRows();
         return answer(await executor(), toSqlite(sql), values);
       },

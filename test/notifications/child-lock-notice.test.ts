@@ -2,7 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signInChild } from '../../shared/auth/sign-in-child';
 import { setChildSecret } from '../../shared/children/child-account-store';
 import { FanoutError } from '../../shared/notifications/fanout-error';
+import { inMemoryFanoutQueue } from '../../shared/notifications/fanout-queue';
 import { handleFanoutMessage } from '../../shared/notifications/handle-fanout-message';
+import { NOTICE_GIVE_UP_MS } from '../../shared/notifications/notices/handle-notice-message';
+import type { PoisonQueue } from '../../shared/notifications/poison/poison-queue';
+import { redrivePoison, type RedriveEntry } from '../../shared/notifications/poison/redrive-poison';
 import { findNoticeById, listNoticeDeliveries } from '../../shared/notifications/notices/account-notice-store';
 import { enqueueOwedNotices } from '../../shared/notifications/notices/account-notices';
 import type { NoticeMessage } from '../../shared/notifications/notices/notice-message';
@@ -11,7 +15,28 @@ import { updatePreferences } from '../../shared/notifications/notification-prefe
 import type { User } from '../../shared/users/user';
 import { MINUTE } from '../auth/flows/flow-harness';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness, type TestRecipient } from './fanout-harness';
-import { transient500 } from './notification-fixtures';
+import { ADAPTER_TRIES, transient500 } from './notification-fixtures';
+
+/** A poison queue in memory: `m<n>` ids, released messages stay, deleted ones go. */
+function memoryPoisonQueue(initial: string[]): PoisonQueue & { texts(): string[] } {
+  const messages = initial.map((text, index) => ({ messageId: `m${index}`, popReceipt: 'r', text, insertedOn: undefined }));
+  let hidden = new Set<string>();
+  return {
+    texts: () => messages.map((message) => message.text),
+    async receive(count) {
+      const visible = messages.filter((message) => !hidden.has(message.messageId)).slice(0, count);
+      for (const message of visible) hidden.add(message.messageId);
+      return visible;
+    },
+    async delete(message) {
+      messages.splice(messages.findIndex((m) => m.messageId === message.messageId), 1);
+      hidden.delete(message.messageId);
+    },
+    async release(message) {
+      hidden = new Set([...hidden].filter((id) => id !== message.messageId));
+    },
+  };
+}
 
 /**
  * A parent hears when a child's account locks: the tenth consecutive failure locks the account,
@@ -57,6 +82,8 @@ async function lockedChild(options: { queue?: ReturnType<typeof inMemoryNoticeQu
     const result = await signInChild({ username, secret: wrong, clientAddress: `198.51.100.${n + 1}` }, deps);
     answers.push(result.ok ? 'ok' : result.problem.code);
   }
+  // The locking attempt answered without waiting for its notice's enqueue: wait for it here.
+  expect(await f.h.services.shutdown.drained(5000)).toBe(true);
   return { childId: child.id, username, queue, answers };
 }
 
@@ -73,6 +100,44 @@ describe('the lock', () => {
     expect(f.h.auditRows().filter((row) => row.eventType === 'authn_login_lock' && row.subjectUserId === childId)).toHaveLength(1);
     expect(lines('child account locked')).toEqual([expect.objectContaining({ level: 'warn', noticeId, consecutiveFailures: 10 })]);
     expect(lines('account notice enqueued')).toEqual([expect.objectContaining({ noticeId, kind: 'child_locked' })]);
+  });
+
+  it('answers without waiting for the enqueue, which the shutdown waits for; the notice is marked once it is on the queue', async () => {
+    // A queue that takes its message only when the test lets it.
+    let release: () => void = () => undefined;
+    const taken: NoticeMessage[] = [];
+    const slow = {
+      messages: taken,
+      enqueue: (message: NoticeMessage) =>
+        new Promise<void>((resolve) => {
+          release = () => {
+            taken.push(message);
+            resolve();
+          };
+        }),
+    };
+    counter += 1;
+    const username = `quokka.slow${counter}`;
+    const child = await f.h.createChild(parent.user as User, username, PIN);
+    const deps = { ...f.h.services.childAuth, noticeQueue: slow };
+    for (let n = 0; n < 10; n += 1) {
+      if (n > 0) f.h.clock.advance(16 * MINUTE);
+      const wrong = String(6_200_000 + n);
+      f.h.canaries.add(wrong);
+      const result = await signInChild({ username, secret: wrong, clientAddress: `198.51.100.${n + 1}` }, deps);
+      expect(result).toMatchObject({ ok: false, problem: { code: 'invalid_credentials' } });
+    }
+    // The tenth answered while its enqueue is still under way, and the shutdown's drain waits for it.
+    const [locked] = lines('child account locked');
+    const noticeId = String(locked?.noticeId);
+    expect(locked).toMatchObject({ level: 'warn' });
+    expect((await findNoticeById(f.db, noticeId))?.enqueuedAt).toBeNull();
+    expect(await f.h.services.shutdown.drained(50)).toBe(false);
+    release();
+    expect(await f.h.services.shutdown.drained(5000)).toBe(true);
+    expect(taken).toEqual([{ notice: { id: noticeId, kind: 'child_locked' } }]);
+    expect((await findNoticeById(f.db, noticeId))?.enqueuedAt).not.toBeNull();
+    expect((await findNoticeById(f.db, noticeId))?.subjectUserId).toBe(child.id);
   });
 
   it('answers the same when the queue is down, and the catch-up enqueues the owed notice a minute later', async () => {
@@ -121,25 +186,87 @@ describe('the delivery', () => {
     expect(lines('account notice delivery').every((l) => l.recipientUserId === parent.user.id && typeof l.channel === 'string')).toBe(true);
   });
 
-  it('retries only the channel a transient error left owed, and marks it failed on the last try', async () => {
+  it('retries only the channel a transient error left owed; after the last try the notice is owed again and the catch-up sends it', async () => {
     const { queue } = await lockedChild();
     const message = queue.messages[0] as NoticeMessage;
+    const noticeId = message.notice.id;
     f.providers.script(parent.email as string, transient500);
     const error = await f.handle(message).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(FanoutError);
     expect((error as FanoutError).errorCode).toBe('delivery_incomplete');
-    expect(await listNoticeDeliveries(f.db, message.notice.id)).toMatchObject([
+    expect(await listNoticeDeliveries(f.db, noticeId)).toMatchObject([
       { channel: 'email', result: 'pending', claimedUntil: null, providerCode: 'http_500' },
       { channel: 'push', result: 'success' },
     ]);
+    // The fifth try, a minute after the lock: the message ends, the notice is back in the outbox.
+    f.h.clock.advance(MINUTE);
+    const last = await handleFanoutMessage(message, f.deps, { lastAttempt: true });
+    expect(last).toEqual({ kind: 'notice', noticeId, channels: {}, owedAgain: true });
+    expect(f.providers.calls.push).toHaveLength(1);
+    expect(await listNoticeDeliveries(f.db, noticeId)).toMatchObject([
+      { channel: 'email', result: 'pending', providerCode: 'http_500' },
+      { channel: 'push', result: 'success' },
+    ]);
+    expect((await findNoticeById(f.db, noticeId))?.enqueuedAt).toBeNull();
+    expect(lines('account notice still owed after its last try: the catch-up enqueues it again')).toEqual([
+      expect.objectContaining({ level: 'warn', noticeId, errorCode: 'delivery_incomplete', ageMinutes: 1 }),
+    ]);
+    expect(lines('account notice poisoned')).toEqual([]);
+    // The queue-depth timer's catch-up enqueues it again; the provider is back: only the e-mail is sent.
+    const again = inMemoryNoticeQueue();
+    expect(await enqueueOwedNotices({ ...f.h.services, noticeQueue: again })).toBe(1);
+    expect(again.messages).toEqual([message]);
+    f.providers.script(parent.email as string, { result: 'accepted', providerMessageId: 'op-back' });
+    expect(await f.handle(again.messages[0])).toEqual({ kind: 'notice', noticeId, channels: { push: 'done', email: 'accepted' } });
+    expect(f.providers.calls.push).toHaveLength(1);
+    expect(await listNoticeDeliveries(f.db, noticeId)).toMatchObject([
+      { channel: 'email', result: 'accepted' },
+      { channel: 'push', result: 'success' },
+    ]);
+  });
+
+  it('gives a notice up a day after the lock: owed rows failed / poisoned, an error line, and the re-drive sends it again', async () => {
+    const { queue } = await lockedChild();
+    const message = queue.messages[0] as NoticeMessage;
+    const noticeId = message.notice.id;
+    f.providers.script(parent.email as string, transient500);
+    await f.handle(message).catch(() => undefined);
+    f.h.clock.advance(NOTICE_GIVE_UP_MS);
     const last = await handleFanoutMessage(message, f.deps, { lastAttempt: true }).then(() => undefined, (e: unknown) => e);
     expect(last).toBeInstanceOf(FanoutError);
-    expect(f.providers.calls.push).toHaveLength(1);
-    expect(await listNoticeDeliveries(f.db, message.notice.id)).toMatchObject([
+    expect(await listNoticeDeliveries(f.db, noticeId)).toMatchObject([
       { channel: 'email', result: 'failed', providerCode: 'poisoned' },
       { channel: 'push', result: 'success' },
     ]);
-    expect(lines('account notice poisoned')).toEqual([expect.objectContaining({ noticeId: message.notice.id, deliveriesFailed: 1 })]);
+    expect(lines('account notice poisoned')).toEqual([
+      expect.objectContaining({ level: 'error', noticeId, deliveriesFailed: 1, errorCode: 'notice_poisoned', failureCode: 'delivery_incomplete' }),
+    ]);
+    expect(await enqueueOwedNotices({ ...f.h.services, noticeQueue: inMemoryNoticeQueue() })).toBe(0);
+
+    // The host moved it to the poison queue; once the provider is back, `npm run redrive-poison` sends it again.
+    const poison = memoryPoisonQueue([Buffer.from(JSON.stringify(message)).toString('base64'), 'not a message']);
+    const redriveDeps = { database: f.db, poisonQueue: poison, fanoutQueue: inMemoryFanoutQueue(), noticeQueue: inMemoryNoticeQueue(), clock: f.h.clock };
+    const dry: RedriveEntry[] = [];
+    const drySummary = await redrivePoison(redriveDeps, { dryRun: true }, (entry) => dry.push(entry));
+    expect(dry).toEqual([
+      { messageId: 'm0', poisonedAt: null, kind: 'notice', noticeId, action: 'would_redrive', notYetDelivered: 1, pending: 0, poisoned: 1 },
+      { messageId: 'm1', poisonedAt: null, action: 'skipped', reason: 'invalid_fanout_message' },
+    ]);
+    expect(drySummary).toEqual({ dryRun: true, messages: 2, redriven: 1, skipped: 1, notYetDelivered: 1, reset: 0 });
+    // --announcement leaves notices alone.
+    expect((await redrivePoison(redriveDeps, { dryRun: false, announcementId: noticeId }, () => undefined)).messages).toBe(0);
+    expect(poison.texts()).toHaveLength(2);
+
+    const run: RedriveEntry[] = [];
+    await redrivePoison(redriveDeps, { dryRun: false }, (entry) => run.push(entry));
+    expect(run[0]).toMatchObject({ kind: 'notice', noticeId, action: 'redriven', reset: 1 });
+    expect(redriveDeps.noticeQueue.messages).toEqual([message]);
+    expect(redriveDeps.fanoutQueue.messages).toEqual([]);
+    expect(poison.texts()).toEqual(['not a message']);
+    expect(await listNoticeDeliveries(f.db, noticeId)).toMatchObject([{ channel: 'email', result: 'pending', providerCode: null }, { channel: 'push' }]);
+    f.providers.script(parent.email as string, { result: 'accepted', providerMessageId: 'op-redriven' });
+    expect(await f.handle(redriveDeps.noticeQueue.messages[0])).toEqual({ kind: 'notice', noticeId, channels: { push: 'done', email: 'accepted' } });
+    expect(f.providers.calls.email.filter((sent) => sent.to === parent.email)).toHaveLength(2 * ADAPTER_TRIES + 1);
   });
 
   it('sends nothing when a new PIN lifted the lock before the notice went out', async () => {

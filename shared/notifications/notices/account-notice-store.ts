@@ -54,6 +54,14 @@ export async function markNoticeEnqueued(db: SqlExecutor, id: string, now: strin
   await db.execute('UPDATE AccountNotices SET enqueuedAt = @now WHERE id = @id AND enqueuedAt IS NULL', { id, now });
 }
 
+/**
+ * Makes a notice owed again (its message's tries ran out with deliveries still owed): the catch-up
+ * enqueues it once more. @returns how many rows it changed (0: no such notice).
+ */
+export async function markNoticeOwed(db: SqlExecutor, id: string): Promise<number> {
+  return db.execute('UPDATE AccountNotices SET enqueuedAt = NULL WHERE id = @id', { id });
+}
+
 /** Notices recorded at or before `before` whose queue message was never sent, oldest first. */
 export async function findOwedNotices(db: Database, before: string, limit: number): Promise<Pick<AccountNotice, 'id' | 'kind'>[]> {
   return db.query<Pick<AccountNotice, 'id' | 'kind'>>(
@@ -152,6 +160,19 @@ export async function failPendingNoticeDeliveries(db: SqlExecutor, noticeId: str
   return db.execute(
     `UPDATE AccountNoticeDeliveries SET result = 'failed', providerCode = @providerCode, claimedUntil = NULL, updatedAt = @now
      WHERE noticeId = @noticeId AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now)`,
+    { noticeId, providerCode: providerCode.slice(0, 64), now },
+  );
+}
+
+/**
+ * Makes the notice's deliveries failed by poisoning (`failed` / `providerCode`) `pending` again,
+ * with no lease, for a re-driven message to claim and send. Any other result stays.
+ * @returns how many rows were reset.
+ */
+export async function resetPoisonedNoticeDeliveries(db: SqlExecutor, noticeId: string, providerCode: string, now: string): Promise<number> {
+  return db.execute(
+    `UPDATE AccountNoticeDeliveries SET result = 'pending', providerCode = NULL, claimedUntil = NULL, updatedAt = @now
+     WHERE noticeId = @noticeId AND result = 'failed' AND providerCode = @providerCode`,
     { noticeId, providerCode: providerCode.slice(0, 64), now },
   );
 }

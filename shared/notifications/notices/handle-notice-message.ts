@@ -1,4 +1,5 @@
 import { SIGN_IN_THROTTLE_POLICY } from '../../auth/child/sign-in-throttle';
+import { errorCodeOf } from '../../background/background-handler';
 import { findChildById } from '../../children/child-account-store';
 import type { Database } from '../../db/database';
 import { errorFields } from '../../logging/logger';
@@ -9,12 +10,14 @@ import type { FanoutDeps } from '../fanout-deps';
 import { FanoutError, ProviderDeliveryError } from '../fanout-error';
 import { DELIVERY_LEASE_MS } from '../lease-heartbeat';
 import type { DeliveryOutcome } from '../providers/delivery';
+import { POISONED_PROVIDER_CODE } from '../poison/poisoned-deliveries';
 import { removeStalePushToken } from '../push-tokens';
 import {
   claimNoticeDelivery,
   failPendingNoticeDeliveries,
   findNoticeById,
   finishNoticeDelivery,
+  markNoticeOwed,
   pushTokensOfUser,
   releaseNoticeDelivery,
   type AccountNotice,
@@ -24,12 +27,24 @@ import {
 import { noticeMessageSchema } from './notice-message';
 import { noticeText, type NoticeText } from './notice-text';
 
-/** What became of a notice on each channel it could use; `skipped` names why nothing was sent. */
+/**
+ * What became of a notice on each channel it could use; `skipped` names why nothing was sent;
+ * `owedAgain`: the message's last try left deliveries owed, and the notice went back to the outbox
+ * (nothing in `channels`: the ledger has each channel's state).
+ */
 export interface NoticeResult {
   noticeId: string;
   channels: Partial<Record<NoticeChannel, NoticeDeliveryResult | 'done'>>;
   skipped?: 'subject_gone' | 'no_longer_locked' | 'recipient_inactive';
+  owedAgain?: true;
 }
+
+/**
+ * How long after it was recorded a notice is still tried. A message's tries span about a minute
+ * (5, 10 s apart): a safety notice outlives an outage of its providers by going back to the
+ * outbox at each last try, until it is this old; then its owed deliveries are given up.
+ */
+export const NOTICE_GIVE_UP_MS = 24 * 60 * 60 * 1000;
 
 /** A channel's delivery: a final result, `done` (an earlier try finished it) or still owed. */
 type ChannelOutcome = NoticeDeliveryResult | 'done' | 'owed';
@@ -42,7 +57,12 @@ type ChannelOutcome = NoticeDeliveryResult | 'done' | 'owed';
  * parent's announcement preferences say; a hard-bounced address is never tried. Nothing is sent
  * when the lock it reports is gone (a new PIN was set) or the child was deleted.
  * Deliveries still owed (a transient provider error, a row held by another invocation) throw
- * `FanoutError`, so the queue redelivers; on the last try they are marked `failed` first.
+ * `FanoutError`, so the queue redelivers. When the last try fails too, the notice goes back to the
+ * outbox (`enqueuedAt` NULL, its owed rows still `pending`) and the message ends without an error:
+ * the queue-depth timer's catch-up enqueues it again within minutes, and so on for
+ * `NOTICE_GIVE_UP_MS`. A notice older than that, or one that cannot go back (no such notice; the
+ * database failing too), is poisoned: its owed rows become `failed` / `poisoned` (an error line)
+ * and the message goes to the poison queue, from which `npm run redrive-poison` sends it again.
  * Log lines carry ids, channels and results only: never the name, an address or a token.
  */
 export async function handleNoticeMessage(input: unknown, deps: FanoutDeps, attempt: { lastAttempt: boolean }): Promise<NoticeResult> {
@@ -54,13 +74,51 @@ export async function handleNoticeMessage(input: unknown, deps: FanoutDeps, atte
   try {
     return await deliverNotice(id, deps);
   } catch (error) {
-    if (attempt.lastAttempt) {
-      const now = deps.clock.now().toISOString();
-      const failed = await failPendingNoticeDeliveries(await deps.database.get(), id, 'poisoned', now);
-      deps.logger.warn({ noticeId: id, deliveriesFailed: failed }, 'account notice poisoned');
+    if (!attempt.lastAttempt) throw error;
+    let owedAgain: NoticeResult | undefined;
+    try {
+      owedAgain = await afterLastTry(id, deps, error);
+    } catch (lastError) {
+      // The database failing too: the message is poisoned with its rows still `pending`, which a
+      // re-drive counts and sends as well.
+      deps.logger.warn({ noticeId: id, errorCode: errorCodeOf(lastError) }, 'account notice poisoned: it could be neither put back nor marked');
     }
+    if (owedAgain) return owedAgain;
     throw error;
   }
+}
+
+/**
+ * The last try of a notice's message failed: a notice younger than `NOTICE_GIVE_UP_MS` goes back
+ * to the outbox; an older one (or an unknown id) has its owed deliveries failed as poisoned.
+ * @returns the result to end the message with, or undefined to let it go to the poison queue.
+ */
+async function afterLastTry(id: string, deps: FanoutDeps, failure: unknown): Promise<NoticeResult | undefined> {
+  const failureCode = errorCodeOf(failure);
+  const db = await deps.database.get();
+  const notice = await findNoticeById(db, id);
+  const now = deps.clock.now();
+  const ageMs = notice ? now.getTime() - Date.parse(notice.createdAt) : Infinity;
+  if (notice && ageMs < NOTICE_GIVE_UP_MS && (await markNoticeOwed(db, id)) === 1) {
+    deps.logger.warn(
+      { noticeId: id, kind: notice.kind, errorCode: failureCode, ageMinutes: Math.floor(ageMs / 60_000) },
+      'account notice still owed after its last try: the catch-up enqueues it again',
+    );
+    return { noticeId: id, channels: {}, owedAgain: true };
+  }
+  const failed = await failPendingNoticeDeliveries(db, id, POISONED_PROVIDER_CODE, now.toISOString());
+  deps.logger.error(
+    {
+      noticeId: id,
+      deliveriesFailed: failed,
+      errorCode: 'notice_poisoned',
+      failureCode,
+      ...(notice ? { ageMinutes: Math.floor(ageMs / 60_000) } : {}),
+      ...errorFields(failure),
+    },
+    'account notice poisoned',
+  );
+  return undefined;
 }
 
 async function deliverNotice(noticeId: string, deps: FanoutDeps): Promise<NoticeResult> {

@@ -15,8 +15,24 @@ describe('decodePoisonMessage', () => {
     expect(decodePoisonMessage(` {"announcementId":"${ID}"} `)).toEqual({ ok: true, message: { announcementId: ID } });
   });
 
+  it("reads an account notice's message, base64 or plain", () => {
+    const notice = { notice: { id: ID, kind: 'child_locked' } };
+    expect(decodePoisonMessage(Buffer.from(JSON.stringify(notice)).toString('base64'))).toEqual({ ok: true, message: notice });
+    expect(decodePoisonMessage(JSON.stringify(notice))).toEqual({ ok: true, message: notice });
+  });
+
   it('refuses what the fan-out would refuse, naming no part of it', () => {
-    const refused = ['', 'not json at all', 'bm90IGpzb24=', Buffer.from('{"announcementId":"x"}').toString('base64'), `{"announcementId":"${ID}","extra":1}`, '[]'];
+    const refused = [
+      '',
+      'not json at all',
+      'bm90IGpzb24=',
+      Buffer.from('{"announcementId":"x"}').toString('base64'),
+      `{"announcementId":"${ID}","extra":1}`,
+      '[]',
+      `{"notice":{"id":"${ID}","kind":"other"}}`,
+      `{"notice":{"id":"x","kind":"child_locked"}}`,
+      `{"notice":{"id":"${ID}","kind":"child_locked"},"announcementId":"${ID}"}`,
+    ];
     for (const text of refused) expect(decodePoisonMessage(text), text).toEqual({ ok: false, reason: 'invalid_fanout_message' });
   });
 });

@@ -3,6 +3,7 @@ import type { Database } from '../../db/database';
 import { openDatabase } from '../../db/open-database';
 import { systemClock, type Clock } from '../../ports/clock';
 import { storageFanoutQueue, type FanoutQueue } from '../fanout-queue';
+import { storageNoticeQueue, unconfiguredNoticeQueue, type NoticeQueue } from '../notices/notice-queue';
 import { storagePoisonQueue, type PoisonQueue } from './poison-queue';
 import { redrivePoison, type RedriveOptions } from './redrive-poison';
 
@@ -12,15 +13,19 @@ export interface RedriveCommandPorts {
   stdout(text: string): void;
   stderr(text: string): void;
   clock?: Clock;
-  /** Tests replace the queues (to make one fail); by default both come from `AzureWebJobsStorage`. */
-  queues?: { poison: PoisonQueue; fanout: FanoutQueue };
+  /**
+   * Tests replace the queues (to make one fail); by default all come from `AzureWebJobsStorage`,
+   * as does the notices' when only the others are given.
+   */
+  queues?: { poison: PoisonQueue; fanout: FanoutQueue; notice?: NoticeQueue };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * `npm run redrive-poison -- [--dry-run] [--announcement <id>]`: sends the messages of
- * `notification-fanout-poison` again, only to deliveries not yet made (`redrive-poison.ts`), with
+ * `notification-fanout-poison` (announcements' and account notices') again, only to deliveries
+ * not yet made (`redrive-poison.ts`), with
  * the app's own settings (`shared/config.ts`: the database and `AzureWebJobsStorage`), as
  * `npm run migrate` reads them. Stdout gets one JSON line per message, then `{"summary": …}`:
  * ids and counts, never an address, number, token or text. Failures go to stderr as a JSON line.
@@ -45,11 +50,12 @@ export async function runRedriveCommand(
     return 1;
   };
   let database: Database;
-  let queues: { poison: PoisonQueue; fanout: FanoutQueue };
+  let queues: { poison: PoisonQueue; fanout: FanoutQueue; notice: NoticeQueue };
   try {
     const config = loadConfig(env);
-    if (io.queues) queues = io.queues;
-    else if (config.queueStorage) queues = { poison: storagePoisonQueue(config.queueStorage), fanout: storageFanoutQueue(config.queueStorage) };
+    const storage = config.queueStorage;
+    if (io.queues) queues = { ...io.queues, notice: io.queues.notice ?? (storage ? storageNoticeQueue(storage) : unconfiguredNoticeQueue()) };
+    else if (storage) queues = { poison: storagePoisonQueue(storage), fanout: storageFanoutQueue(storage), notice: storageNoticeQueue(storage) };
     else return fail('queue_storage_not_configured', { setting: 'AzureWebJobsStorage' });
     database = openDatabase(config.database);
   } catch (error) {
@@ -57,7 +63,7 @@ export async function runRedriveCommand(
   }
   try {
     const summary = await redrivePoison(
-      { database, poisonQueue: queues.poison, fanoutQueue: queues.fanout, clock: io.clock ?? systemClock },
+      { database, poisonQueue: queues.poison, fanoutQueue: queues.fanout, noticeQueue: queues.notice, clock: io.clock ?? systemClock },
       options,
       (entry) => io.stdout(`${JSON.stringify(entry)}\n`),
     );

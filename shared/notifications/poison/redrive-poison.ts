@@ -2,9 +2,12 @@ import { findAnnouncementById } from '../../announcements/announcement-store';
 import type { Database } from '../../db/database';
 import type { Clock } from '../../ports/clock';
 import type { FanoutQueue } from '../fanout-queue';
-import { decodePoisonMessage } from './decode-poison-message';
+import { findNoticeById, listNoticeDeliveries, resetPoisonedNoticeDeliveries } from '../notices/account-notice-store';
+import type { NoticeMessage } from '../notices/notice-message';
+import type { NoticeQueue } from '../notices/notice-queue';
+import { decodePoisonMessage, isNoticeMessage } from './decode-poison-message';
 import type { PoisonMessage, PoisonQueue } from './poison-queue';
-import { resetPoisonedDeliveries } from './poisoned-deliveries';
+import { POISONED_PROVIDER_CODE, resetPoisonedDeliveries } from './poisoned-deliveries';
 import { undeliveredOf } from './undelivered';
 
 /** The ports of a re-drive. */
@@ -13,18 +16,20 @@ export interface RedriveDeps {
   poisonQueue: PoisonQueue;
   /** Where re-driven messages go: the fan-out queue. */
   fanoutQueue: FanoutQueue;
+  /** Where re-driven account notices go (the same queue, through the notices' port). */
+  noticeQueue: NoticeQueue;
   clock: Clock;
 }
 
 export interface RedriveOptions {
   /** List what would be sent; change nothing (every message stays in the poison queue). */
   dryRun: boolean;
-  /** Only this announcement's messages; the others stay in the poison queue, unreported. */
+  /** Only this announcement's messages; the others (account notices too) stay in the poison queue, unreported. */
   announcementId?: string | undefined;
 }
 
 /** Why a message stays in the poison queue: sending it again would only poison it again. */
-export type SkipReason = 'invalid_fanout_message' | 'announcement_not_found' | 'announcement_not_published';
+export type SkipReason = 'invalid_fanout_message' | 'announcement_not_found' | 'announcement_not_published' | 'notice_not_found';
 
 /** One line of the report, per poison message: ids and counts, never contact data or text. */
 export interface RedriveEntry {
@@ -34,7 +39,10 @@ export interface RedriveEntry {
   /** When the message reached the poison queue. */
   poisonedAt: string | null;
   announcementId?: string;
-  kind?: 'split' | 'batch';
+  /** An announcement's first message (`split`), one of its batches, or an account notice's message. */
+  kind?: 'split' | 'batch' | 'notice';
+  /** An account notice's id (`kind: notice`). */
+  noticeId?: string;
   afterUserId?: string;
   throughUserId?: string | null;
   recipients?: number;
@@ -73,7 +81,9 @@ export const REDRIVE_HIDE_SECONDS = 120;
  * keep their result. A crash between the steps leaves the message in the poison queue, and a
  * second run does the rest (resetting nothing twice; a duplicate fan-out message sends nothing twice).
  * Messages that cannot succeed (malformed, announcement missing or not published) stay, reported.
- * A dry run reads the same and changes nothing.
+ * An account notice's message (`{ notice }`) goes the same way: its poisoned deliveries (the
+ * channels still owed when it was given up) become `pending`, and the message is sent again;
+ * a notice no longer in the database stays, reported. A dry run reads the same and changes nothing.
  * @param report receives one entry per message, as it is handled.
  */
 export async function redrivePoison(
@@ -122,6 +132,11 @@ async function handleOne(
     return false;
   }
   const { message } = decoded;
+  if (isNoticeMessage(message)) {
+    // An account notice is no announcement's business either.
+    if (options.announcementId !== undefined) return false;
+    return handleNotice(deps, options, poison, message, summary, report);
+  }
   if (options.announcementId !== undefined && message.announcementId !== options.announcementId) return false;
   summary.messages += 1;
   const where = {
@@ -147,6 +162,44 @@ async function handleOne(
   const reset = await resetPoisonedDeliveries(deps.database, range, deps.clock.now().toISOString());
   summary.reset += reset;
   await deps.fanoutQueue.enqueue(message);
+  await deps.poisonQueue.delete(poison);
+  summary.redriven += 1;
+  report({ ...where, action: 'redriven', ...counts, reset });
+  return true;
+}
+
+/** `handleOne` for an account notice's message. @returns true when it was re-driven and deleted. */
+async function handleNotice(
+  deps: RedriveDeps,
+  options: RedriveOptions,
+  poison: PoisonMessage,
+  message: NoticeMessage,
+  summary: RedriveSummary,
+  report: (entry: RedriveEntry) => void,
+): Promise<boolean> {
+  summary.messages += 1;
+  const where = { messageId: poison.messageId, poisonedAt: poison.insertedOn?.toISOString() ?? null, kind: 'notice' as const, noticeId: message.notice.id };
+  const notice = await findNoticeById(deps.database, message.notice.id);
+  if (!notice) {
+    summary.skipped += 1;
+    report({ ...where, action: 'skipped', reason: 'notice_not_found' });
+    return false;
+  }
+  // A notice has a row per channel it was tried on: what is not final is what a re-drive sends.
+  const rows = await listNoticeDeliveries(deps.database, notice.id);
+  const pending = rows.filter((row) => row.result === 'pending').length;
+  const poisoned = rows.filter((row) => row.result === 'failed' && row.providerCode === POISONED_PROVIDER_CODE).length;
+  const counts = { notYetDelivered: pending + poisoned, pending, poisoned };
+  summary.notYetDelivered += counts.notYetDelivered;
+  if (options.dryRun) {
+    summary.redriven += 1;
+    report({ ...where, action: 'would_redrive', ...counts });
+    return false;
+  }
+  // Rows first, as for announcements: a message sent before would find them final.
+  const reset = await resetPoisonedNoticeDeliveries(deps.database, notice.id, POISONED_PROVIDER_CODE, deps.clock.now().toISOString());
+  summary.reset += reset;
+  await deps.noticeQueue.enqueue({ notice: message.notice });
   await deps.poisonQueue.delete(poison);
   summary.redriven += 1;
   report({ ...where, action: 'redriven', ...counts, reset });

@@ -44,6 +44,10 @@ function countingDatabase(inner: Database): CountingDatabase {
             statements.push(`lock ${resource}`);
             return tx.lock(resource, options);
           },
+          tryLock: (resource, options) => {
+            statements.push(`lock ${resource}`);
+            return tx.tryLock(resource, options);
+          },
         };
         return work(countedTx);
       }),

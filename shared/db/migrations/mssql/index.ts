@@ -13,6 +13,7 @@ import * as sessionActivity from './0009-session-activity';
 import * as adultSignInThrottle from './0010-adult-sign-in-throttle';
 import * as childConsents from './0012-child-consents';
 import * as accountNotices from './0013-account-notices';
+import * as accountErasure from './0015-account-erasure';
 
 /** SQL Server's migrations, in order; names match `../sqlite/index.ts` one for one. */
 export const mssqlMigrations: readonly MigrationDefinition[] = [
@@ -30,4 +31,5 @@ export const mssqlMigrations: readonly MigrationDefinition[] = [
   { name: '0012-child-consents', up: childConsents.up, down: childConsents.down },
   { name: '0013-account-notices', up: accountNotices.up, down: accountNotices.down },
   { name: '0014-delivery-first-sent', up: deliveryFirstSent.up, down: deliveryFirstSent.down },
+  { name: '0015-account-erasure', up: accountErasure.up, down: accountErasure.down },
 ];

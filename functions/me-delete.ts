@@ -1,0 +1,18 @@
+import { app } from '@azure/functions';
+import { appServices } from '../shared/composition-root';
+import { eraseOwnAccount } from '../shared/users/erase-account';
+
+/**
+ * DELETE /api/v1/me (authenticated adult): erases the caller's account, 204; 409
+ * `children_not_erased` while a child of theirs is not erased; 403 for a child's token.
+ */
+const route = 'v1/me';
+const services = appServices();
+
+export const eraseOwnData = services.endpoint({ route, authenticated: true }, async ({ caller }) => {
+  const result = await eraseOwnAccount(caller.user, services.auth);
+  if (!result.ok) return result.problem;
+  return { status: 204 };
+});
+
+app.http('me-delete', { route, methods: ['DELETE'], authLevel: 'anonymous', handler: eraseOwnData });

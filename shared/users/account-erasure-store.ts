@@ -1,0 +1,77 @@
+import type { SqlExecutor } from '../db/database';
+
+/**
+ * The statements of erasure (`erase-account.ts`). Each takes the executor of the erasure's one
+ * transaction. What they remove is personal data or a secret; what they keep holds ids only.
+ */
+
+/**
+ * Turns the Users row into a tombstone: status `erased`, no contact data, no identity-provider
+ * issuer or subject (the same person signing in again starts a new account).
+ * @returns false when the row was erased already (a concurrent erasure won).
+ */
+export async function tombstoneUser(tx: SqlExecutor, userId: string, now: string): Promise<boolean> {
+  const changed = await tx.execute(
+    `UPDATE Users SET status = 'erased', issuer = NULL, subject = NULL, email = NULL, phone = NULL, updatedAt = @now
+     WHERE id = @userId AND status <> 'erased'`,
+    { userId, now },
+  );
+  return changed === 1;
+}
+
+/**
+ * Removes every session row of the user, open or ended: their secret hashes go with them, and so
+ * does every way back in. Audit rows keep the sessions' ids, which name nothing.
+ * @returns how many rows went.
+ */
+export async function deleteUserSessions(tx: SqlExecutor, userId: string): Promise<number> {
+  return tx.execute('DELETE FROM Sessions WHERE userId = @userId', { userId });
+}
+
+/**
+ * Removes the user's devices (push tokens), the push tickets that still name a token of theirs,
+ * and their notification preferences.
+ * @returns how many devices went.
+ */
+export async function deleteUserDevicesAndPreferences(tx: SqlExecutor, userId: string): Promise<number> {
+  await tx.execute('DELETE FROM PushTickets WHERE userId = @userId', { userId });
+  const devices = await tx.execute('DELETE FROM PushTokens WHERE userId = @userId', { userId });
+  await tx.execute('DELETE FROM NotificationPreferences WHERE userId = @userId', { userId });
+  return devices;
+}
+
+/** Removes a child's credentials row: its username, secret hash, sections and lock. */
+export async function deleteChildCredentials(tx: SqlExecutor, userId: string): Promise<boolean> {
+  return (await tx.execute('DELETE FROM ChildAccounts WHERE userId = @userId', { userId })) === 1;
+}
+
+/** How many of the parent's children are not erased (deleted ones count: their data is still kept). */
+export async function countChildrenNotErased(db: SqlExecutor, parentId: string): Promise<number> {
+  const [row] = await db.query<{ children: number }>(
+    "SELECT COUNT(*) AS children FROM Users WHERE parentId = @parentId AND status <> 'erased'",
+    { parentId },
+  );
+  return Number(row?.children ?? 0);
+}
+
+/**
+ * Keeps an erased child's username taken until `releasedAt`, by its key (never the name itself).
+ * A key reserved before (the name was erased, freed, taken and erased again) gets the new dates.
+ */
+export async function reserveUsername(tx: SqlExecutor, usernameKey: string, now: string, releasedAt: string): Promise<void> {
+  await tx.execute('DELETE FROM ReservedUsernames WHERE usernameKey = @usernameKey', { usernameKey });
+  await tx.execute('INSERT INTO ReservedUsernames (usernameKey, reservedAt, releasedAt) VALUES (@usernameKey, @now, @releasedAt)', {
+    usernameKey,
+    now,
+    releasedAt,
+  });
+}
+
+/** Whether the username behind `usernameKey` is still reserved at `now`. */
+export async function isUsernameReserved(db: SqlExecutor, usernameKey: string, now: string): Promise<boolean> {
+  const rows = await db.query<{ releasedAt: string }>(
+    'SELECT releasedAt FROM ReservedUsernames WHERE usernameKey = @usernameKey AND releasedAt > @now',
+    { usernameKey, now },
+  );
+  return rows.length > 0;
+}

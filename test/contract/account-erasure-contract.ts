@@ -1,0 +1,265 @@
+import { describe, expect, it } from 'vitest';
+import { insertAnnouncement } from '../../shared/announcements/announcement-store';
+import { writeAudit } from '../../shared/audit/write-audit';
+import { checkUsername, type ChildUsername } from '../../shared/auth/child/child-username';
+import { lockUsernameThrottle } from '../../shared/auth/child/sign-in-throttle';
+import { usernameThrottleKey } from '../../shared/auth/child/throttle-keys';
+import { findChildById, insertChildAccount } from '../../shared/children/child-account-store';
+import { insertConsent, listConsentsOfChild } from '../../shared/children/child-consent-store';
+import type { Database } from '../../shared/db/database';
+import { lazyDatabase } from '../../shared/db/lazy-database';
+import { createLogger } from '../../shared/logging/logger';
+import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../shared/notifications/notification-preferences';
+import { registerPushToken } from '../../shared/notifications/push-tokens';
+import { manualClock } from '../../shared/ports/clock';
+import { cryptoRandom } from '../../shared/ports/random';
+import { endSession, insertSession } from '../../shared/sessions/session-store';
+import type { Session } from '../../shared/sessions/session';
+import { publicSessionId } from '../../shared/sessions/session-view';
+import { countChildrenNotErased, isUsernameReserved, reserveUsername } from '../../shared/users/account-erasure-store';
+import { readAllUserSessions, readAuditRowsNaming, readUserDevices } from '../../shared/users/account-export-store';
+import { eraseChildInTransaction, eraseOwnAccount, reservedUsernameKey, USERNAME_QUARANTINE_DAYS } from '../../shared/users/erase-account';
+import { exportAccount } from '../../shared/users/export-account';
+import { findUserById, insertUser } from '../../shared/users/user-store';
+import { LogSink } from '../helpers/log-sink';
+import { adultUser, childUser, ISSUER, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
+import type { TestDatabaseFactory } from './test-databases';
+
+const NOW = '2025-06-07T08:09:10.111Z';
+const DAY = 24 * 60 * 60 * 1000;
+const PEPPER = 'contract-pepper-erasure-0123456789';
+const PIN_HASH = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo';
+const TOKEN = 'ExponentPushToken[erasure-contract-device]';
+
+function stored(username: string): ChildUsername {
+  const checked = checkUsername(username);
+  if (!checked.ok) throw new Error(`test username ${username} is not valid`);
+  return checked.username;
+}
+
+function session(id: string, userId: string, accountType: 'adult' | 'child'): Session {
+  return {
+    id: id.padEnd(22, '_'),
+    userId,
+    secretHash: 'b4e2d1ff'.repeat(8),
+    accountType,
+    createdAt: NOW,
+    lastUsedAt: NOW,
+    idleExpiresAt: isoAfter(NOW, 2 * DAY),
+    absoluteExpiresAt: isoAfter(NOW, 7 * DAY),
+    endedAt: null,
+    endReason: null,
+    clientLabel: 'Android app',
+  };
+}
+
+/**
+ * Registers the contract suite of erasure and export (`shared/users/account-erasure-store.ts`,
+ * `account-export-store.ts` and the use cases over them) for one engine.
+ * @param name the engine, shown in the suite's title.
+ * @param factory the suite's database.
+ */
+export function describeAccountErasureContract(name: string, factory: TestDatabaseFactory): void {
+  describe(`Account erasure and export contract: ${name}`, () => {
+    const database = migratedDatabasePerSuite(factory);
+    const deps = (db: Database, at = NOW) => ({
+      database: lazyDatabase(async () => db),
+      clock: manualClock(at),
+      random: cryptoRandom,
+      logger: createLogger({ service: 'api', level: 'info', destination: new LogSink() }),
+      pepper: PEPPER,
+    });
+
+    /** What `deleteChild` does around the erasure: the child's username lock first, as every change of a child takes it. */
+    const eraseChild = (db: Database, parentUserId: string, childUserId: string, username: ChildUsername) =>
+      db.transaction(async (tx) => {
+        await lockUsernameThrottle(tx, usernameThrottleKey(PEPPER, username));
+        return eraseChildInTransaction(tx, { parentUserId, childUserId, username }, deps(db));
+      });
+
+    /** A parent numbered `n` with e-mail and phone, and a child `n + 1` with a session, a device, preferences and a consent. */
+    const seedFamily = async (db: Database, n: number) => {
+      const parent = adultUser(n, { email: `parent-${n}@example.test`, phone: '+447700900123' });
+      const child = childUser(n + 1, parent.id);
+      await insertUser(db, parent);
+      await db.transaction(async (tx) => {
+        await insertChildAccount(tx, { user: child, username: stored(`erasable-${n}`), secretHash: PIN_HASH, secretKind: 'pin', scopes: ['events'] });
+        await insertConsent(tx, {
+          id: numberedId(n, 'c'),
+          childUserId: child.id,
+          parentUserId: parent.id,
+          termsVersion: '2025-06',
+          sections: ['events'],
+          method: 'account_holder_confirmation',
+          givenAt: NOW,
+        });
+        await insertSession(tx, session(`kid-${n}`, child.id, 'child'));
+        await insertSession(tx, session(`parent-${n}`, parent.id, 'adult'));
+        await updatePreferences(tx, child.id, { sms: false }, NOW);
+      });
+      await db.transaction((tx) => registerPushToken(tx, child.id, `${TOKEN.slice(0, -1)}-${n}]`, NOW));
+      return { parent, child, username: stored(`erasable-${n}`) };
+    };
+
+    it("erases a child: credentials, sessions, devices and preferences go, the row stays a tombstone, the consent stays; the name is reserved for the quarantine", async () => {
+      const db = database();
+      const { parent, child, username } = await seedFamily(db, 10);
+      const facts = await eraseChild(db, parent.id, child.id, username);
+      expect(facts).toEqual({ sessions: 1, devices: 1 });
+      expect(await findChildById(db, child.id)).toBeUndefined();
+      expect(await findUserById(db, child.id)).toMatchObject({ status: 'erased', parentId: parent.id, accountType: 'child', updatedAt: NOW });
+      expect(await readAllUserSessions(db, child.id, 10)).toEqual([]);
+      expect(await readUserDevices(db, child.id)).toEqual([]);
+      expect(await readPreferences(db, child.id)).toEqual(DEFAULT_PREFERENCES);
+      expect((await listConsentsOfChild(db, child.id, 10)).map((consent) => consent.id)).toEqual([numberedId(10, 'c')]);
+      // The parent's own data is untouched.
+      expect(await readAllUserSessions(db, parent.id, 10)).toHaveLength(1);
+
+      const key = reservedUsernameKey(PEPPER, username);
+      expect(key).toMatch(/^[0-9a-f]{64}$/);
+      expect(await isUsernameReserved(db, key, NOW)).toBe(true);
+      expect(await isUsernameReserved(db, key, isoAfter(NOW, USERNAME_QUARANTINE_DAYS * DAY - 1))).toBe(true);
+      expect(await isUsernameReserved(db, key, isoAfter(NOW, USERNAME_QUARANTINE_DAYS * DAY))).toBe(false);
+      expect(await isUsernameReserved(db, reservedUsernameKey(PEPPER, stored('someone-else')), NOW)).toBe(false);
+
+      const [erased] = await readAuditRowsNaming(db, child.id, 10);
+      expect(erased).toMatchObject({
+        eventType: 'account_erased',
+        actorUserId: parent.id,
+        subjectUserId: child.id,
+        details: { accountType: 'child', sessions: 1, devices: 1 },
+      });
+      // Erased once: a second erasure finds a tombstone and does nothing.
+      expect(await eraseChild(db, parent.id, child.id, username)).toBeUndefined();
+      expect((await readAuditRowsNaming(db, child.id, 10)).filter((row) => row.eventType === 'account_erased')).toHaveLength(1);
+    });
+
+    it('gives a name reserved again the new dates', async () => {
+      const db = database();
+      const key = reservedUsernameKey(PEPPER, stored('twice-erased'));
+      await db.transaction((tx) => reserveUsername(tx, key, NOW, isoAfter(NOW, DAY)));
+      await db.transaction((tx) => reserveUsername(tx, key, isoAfter(NOW, 2 * DAY), isoAfter(NOW, 3 * DAY)));
+      expect(await isUsernameReserved(db, key, isoAfter(NOW, 2 * DAY + 1))).toBe(true);
+      expect(await isUsernameReserved(db, key, isoAfter(NOW, 3 * DAY))).toBe(false);
+    });
+
+    it("refuses a parent's erasure while a child is not erased, then erases the adult to a tombstone that frees their identity", async () => {
+      const db = database();
+      const { parent, child, username } = await seedFamily(db, 20);
+      expect(await countChildrenNotErased(db, parent.id)).toBe(1);
+      const refused = await eraseOwnAccount(parent, deps(db));
+      expect(refused).toMatchObject({ ok: false, problem: { code: 'children_not_erased' } });
+      expect(await findUserById(db, parent.id)).toEqual(parent);
+
+      await eraseChild(db, parent.id, child.id, username);
+      expect(await countChildrenNotErased(db, parent.id)).toBe(0);
+      expect(await eraseOwnAccount(parent, deps(db))).toEqual({ ok: true });
+      expect(await findUserById(db, parent.id)).toEqual({
+        ...parent,
+        status: 'erased',
+        issuer: null,
+        subject: null,
+        email: null,
+        phone: null,
+        updatedAt: NOW,
+      });
+      expect(await readAllUserSessions(db, parent.id, 10)).toEqual([]);
+      const erased = (await readAuditRowsNaming(db, parent.id, 10)).filter((row) => row.subjectUserId === parent.id);
+      expect(erased).toHaveLength(1);
+      expect(erased[0]).toMatchObject({ eventType: 'account_erased', actorUserId: parent.id, subjectUserId: parent.id, details: { accountType: 'adult', sessions: 1, devices: 0 } });
+      // The same identity signs up afresh: the tombstone holds no issuer or subject.
+      await insertUser(db, adultUser(22, { issuer: ISSUER, subject: parent.subject }));
+      // A second erasure of the tombstone: its session is gone, so it is no longer signed in.
+      expect(await eraseOwnAccount(parent, deps(db))).toMatchObject({ ok: false, problem: { code: 'unauthenticated' } });
+      expect(await eraseOwnAccount(child, deps(db))).toMatchObject({ ok: false, problem: { code: 'forbidden' } });
+    });
+
+    it("exports a parent's data: profile, contact, preferences, devices, sessions, announcements, children with consents and activity, audit rows", async () => {
+      const db = database();
+      const { parent, child } = await seedFamily(db, 30);
+      const parentSession = session('parent-30', parent.id, 'adult').id;
+      const ended = session('old-30', parent.id, 'adult');
+      await insertSession(db, ended);
+      await endSession(db, ended.id, 'logout', isoAfter(NOW, 1000));
+      await db.transaction((tx) => registerPushToken(tx, parent.id, TOKEN, NOW));
+      await insertAnnouncement(db, {
+        id: numberedId(31, 'a'),
+        authorId: parent.id,
+        title: 'Bake sale',
+        body: 'Saturday',
+        channels: ['push', 'email'],
+        status: 'draft',
+        rejectionReason: null,
+        createdAt: NOW,
+        updatedAt: NOW,
+        submittedAt: null,
+        reviewedAt: null,
+        reviewedBy: null,
+        publishedAt: null,
+        publishedBy: null,
+        fanoutEnqueuedAt: null,
+      });
+      const audit = { clock: manualClock(NOW), random: cryptoRandom };
+      await writeAudit(db, { eventType: 'authn_login_success', outcome: 'success', actorUserId: parent.id, subjectUserId: parent.id, targetType: 'session', targetId: parentSession }, audit);
+      await writeAudit(db, { eventType: 'authn_login_fail', outcome: 'failure', subjectUserId: child.id, reason: 'bad_credentials' }, audit);
+      // Not the parent's: another adult's row.
+      await insertUser(db, adultUser(39));
+      await writeAudit(db, { eventType: 'authn_login_success', outcome: 'success', actorUserId: numberedId(39), subjectUserId: numberedId(39) }, audit);
+
+      const exported = await exportAccount({ user: parent, sessionRowId: parentSession }, deps(db, isoAfter(NOW, 5000)));
+      expect(exported.exportedAt).toBe(isoAfter(NOW, 5000));
+      expect(exported.profile).toEqual({
+        id: parent.id,
+        accountType: 'adult',
+        role: 'member',
+        status: 'active',
+        createdAt: parent.createdAt,
+        updatedAt: parent.updatedAt,
+        identity: { issuer: ISSUER, subject: parent.subject },
+        parentId: null,
+        username: null,
+        signInMethod: null,
+        scopes: null,
+      });
+      expect(exported.contact).toEqual({ email: parent.email, phone: parent.phone });
+      expect(exported.preferences).toEqual(DEFAULT_PREFERENCES);
+      expect(exported.devices).toEqual([{ token: TOKEN, registeredAt: NOW, updatedAt: NOW }]);
+      expect(exported.sessions.map((item) => [item.id, item.current, item.endReason, item.client])).toEqual(
+        expect.arrayContaining([
+          [publicSessionId(parentSession), true, null, 'Android app'],
+          [publicSessionId(ended.id), false, 'logout', 'Android app'],
+        ]),
+      );
+      expect(exported.sessions).toHaveLength(2);
+      expect(exported.announcements).toEqual([expect.objectContaining({ id: numberedId(31, 'a'), title: 'Bake sale', channels: ['push', 'email'], status: 'draft' })]);
+      expect(exported.consents).toEqual([]);
+      expect(exported.children).toEqual([
+        {
+          id: child.id,
+          status: 'active',
+          createdAt: child.createdAt,
+          account: { username: 'erasable-30', signInMethod: 'pin', scopes: ['events'], locked: false, deletedAt: null },
+          consents: [expect.objectContaining({ id: numberedId(30, 'c'), sections: ['events'], withdrawnAt: null })],
+          activity: [{ time: NOW, outcome: 'sign_in_failed', reason: 'bad_credentials' }],
+        },
+      ]);
+      // Only rows naming the parent; a session's row id shows as its public id.
+      expect(exported.audit.map((row) => [row.eventType, row.targetId])).toEqual([['authn_login_success', publicSessionId(parentSession)]]);
+
+      // The child's own export: its account and the consents about it, no parent contact data.
+      const childExport = await exportAccount({ user: child, sessionRowId: session('kid-30', child.id, 'child').id }, deps(db));
+      expect(childExport.profile).toMatchObject({ username: 'erasable-30', signInMethod: 'pin', scopes: ['events'], parentId: parent.id, identity: null });
+      expect(childExport.preferences).toEqual({ ...DEFAULT_PREFERENCES, sms: false });
+      expect(childExport.consents.map((consent) => consent.id)).toEqual([numberedId(30, 'c')]);
+      expect(childExport.children).toEqual([]);
+      expect(childExport.audit.map((row) => row.eventType)).toEqual(['authn_login_fail']);
+      expect(JSON.stringify(childExport)).not.toContain(String(parent.email));
+
+      // An erased child stays in the parent's export as a tombstone with its consents.
+      await eraseChild(db, parent.id, child.id, stored('erasable-30'));
+      const after = await exportAccount({ user: parent, sessionRowId: parentSession }, deps(db));
+      expect(after.children).toEqual([expect.objectContaining({ id: child.id, status: 'erased', account: null, consents: [expect.objectContaining({ id: numberedId(30, 'c') })] })]);
+      expect(JSON.stringify(after)).not.toContain('erasable-30');
+    });
+  });
+}

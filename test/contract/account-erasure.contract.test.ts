@@ -1,0 +1,4 @@
+import { describeAccountErasureContract } from './account-erasure-contract';
+import { describeOnEveryEngine } from './test-databases';
+
+describeOnEveryEngine('Account erasure contract', describeAccountErasureContract);
