@@ -16,6 +16,10 @@ export const GOALS = {
   burstMiB: 60,
   /** Contract section 4: unknown username and wrong PIN within this fraction of each other. */
   timingTolerance: 0.1,
+  /** Issue 17: a real child's sign-in behind a flood from one client, p95 in ms. */
+  hashFairnessP95Ms: 1000,
+  /** Issue 17: RSS after that flood above the warmed-up host's idle, MiB. */
+  hashFairnessMiB: 50,
   /** Fan-out: each channel's time ÷ its provider-latency floor. */
   fanoutRatio: FANOUT_GOAL_RATIO,
 } as const;

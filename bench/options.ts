@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ADAPTER_CHANNELS, FANOUT_PHASES, type FanoutPlan } from './fanout';
 
 /** The parts of the bench, in the order a full run measures them. */
-export const SECTIONS = ['http', 'argon2', 'timing', 'memory', 'cold-start', 'logger', 'fanout'] as const;
+export const SECTIONS = ['http', 'argon2', 'timing', 'memory', 'hash-fairness', 'cold-start', 'logger', 'fanout'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** The sections that need the local host, its identity provider and the bench's accounts. */
@@ -34,7 +34,7 @@ function listOf<T extends string>(flag: string, value: string, known: readonly s
 
 /**
  * The bench's command line:
- *   [--only http,argon2,timing,memory,cold-start,logger,fanout]
+ *   [--only http,argon2,timing,memory,hash-fairness,cold-start,logger,fanout]
  *   [--phases push,sms,email,combined,sms-adapter,email-adapter,email-direct-adapter] [--cpu-prof <dir>] [--fanout-repeats <n>]
  * `--phases` and `--cpu-prof` shape the fan-out and so need it selected.
  * @throws on an unknown flag or name, a missing value, or fan-out flags without the fan-out.

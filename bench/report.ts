@@ -2,6 +2,7 @@ import { renderArgon2Section } from './argon2-report';
 import { coldStartGoals, renderColdStartSection, type ColdStartMeasurement } from './cold-start-report';
 import type { FanoutMeasurement } from './fanout';
 import { fanoutGoals, renderFanoutSection } from './fanout-report';
+import { hashFairnessGoals, renderHashFairnessSection, type HashFairnessMeasurement } from './hash-fairness';
 import { verdictText, type GoalRow } from './goals';
 import { httpGoals, renderHttpSection, type HttpMeasurement } from './http-report';
 import type { LoggerCostResult } from './logger-cost';
@@ -37,6 +38,7 @@ export interface BenchResults {
   argon2?: Argon2VersusSignIn;
   timing?: UnknownVersusWrong;
   memory?: MemoryMeasurement;
+  hashFairness?: HashFairnessMeasurement;
   coldStart?: ColdStartMeasurement;
   logger?: LoggerCostResult;
   fanout?: FanoutMeasurement;
@@ -49,6 +51,7 @@ export function goalRows(r: BenchResults): GoalRow[] {
     ...(r.logger ? loggerGoals(r.logger) : []),
     ...(r.http ? httpGoals(r.http) : []),
     ...(r.memory ? memoryGoals(r.memory) : []),
+    ...(r.hashFairness ? hashFairnessGoals(r.hashFairness) : []),
     ...(r.fanout ? fanoutGoals(r.fanout) : []),
     ...(r.timing ? timingGoals(r.timing) : []),
   ];
@@ -125,6 +128,7 @@ export function renderReport(r: BenchResults): string {
     ...(r.argon2 ? renderArgon2Section(r.argon2) : []),
     ...(r.timing ? renderTimingSection(r.timing) : []),
     ...(r.memory ? renderMemorySection(r.memory) : []),
+    ...(r.hashFairness ? renderHashFairnessSection(r.hashFairness) : []),
     ...(r.fanout ? renderFanoutSection(r.fanout) : []),
     ...sectionTimes(r),
   ].join('\n');

@@ -7,6 +7,7 @@ import { profileColdStart } from './cold-start-profile';
 import { coldStartMeasurement } from './cold-start-report';
 import { coldStartCases, telemetryReadyScenarios } from './cold-start-scenarios';
 import { measureFanout } from './fanout';
+import { measureHashFairness, type HashFairnessPlan } from './hash-fairness';
 import { HOST_SECTIONS, parseOptions, type BenchOptions } from './options';
 import { measureHostSections, type HostPlan, type SectionTimer } from './host-sections';
 import { measureLoggerCostInProcess } from './logger-process';
@@ -19,7 +20,8 @@ import { renderReport, type BenchResults, type SectionRun } from './report';
  * delivery was taken by its provider; speed is reported, never asserted.
  *
  * Sections, in the order they run: on the local host `http` (raw `node:http` and `{}` floors, `/me`,
- * adult sign-in), `argon2`, `timing`, `memory` (a burst on fresh hosts); then `cold-start` (whole
+ * adult sign-in), `argon2`, `timing`, `memory` (a burst on fresh hosts); `hash-fairness` (a child behind a
+ * flood of junk sign-ins, on a fresh host of its own); then `cold-start` (whole
  * processes), `logger` (a process of its own) and `fanout` (a worker process per run). Each figure
  * is repeated: rounds, repeats or fresh processes, reported as min / median / max.
  *
@@ -45,6 +47,16 @@ const HOST_PLAN: HostPlan = {
   timing: { warmUp: 4, pairs: 100, rounds: 5 },
   burst: { count: 100, sampleEveryMs: 20, hosts: 3 },
   pepper: 'bench-only-pepper-not-a-secret-0123456789',
+};
+/** Issue 17: a child's sign-ins behind 200 junk ones from one client, 10 rounds of 5. */
+const HASH_FAIRNESS_PLAN: HashFairnessPlan = {
+  rounds: 10,
+  flood: 200,
+  childSignIns: 5,
+  childEveryMs: 100,
+  childDelayMs: 50,
+  sampleEveryMs: 20,
+  pepper: HOST_PLAN.pepper,
 };
 const PLAN = {
   /**
@@ -95,6 +107,9 @@ async function measure(options: BenchOptions): Promise<BenchResults> {
   const selected = (name: BenchOptions['sections'][number]): boolean => options.sections.includes(name);
 
   if (HOST_SECTIONS.some(selected)) Object.assign(results, await measureHostSections(HOST_PLAN, options.sections, section, note));
+  if (selected('hash-fairness')) {
+    results.hashFairness = await section('hash-fairness', () => measureHashFairness(HASH_FAIRNESS_PLAN, note));
+  }
   if (selected('cold-start')) {
     const tmpDir = path.join(BENCH_TMP, 'cold-start');
     mkdirSync(tmpDir, { recursive: true });

@@ -1,3 +1,4 @@
+import './require-node';
 import { redirectConsoleToStderr } from './console-to-stderr';
 import { ConfigError, loadConfig, type Config } from '../shared/config';
 import { shutdownTimings, type ShutdownTimings } from '../shared/lifecycle/shutdown-timings';

@@ -1,7 +1,6 @@
 import { app } from '@azure/functions';
-import * as z from 'zod/mini';
-import { lazySchema } from '../shared/validation/lazy-schema';
 import { sessionResponseBody } from '../shared/auth/session-response';
+import { childSessionBody as body } from '../shared/auth/sign-in-request-schemas';
 import { signInChild } from '../shared/auth/sign-in-child';
 import { appServices } from '../shared/composition-root';
 import { clientAddress } from '../shared/http/client-address';
@@ -11,15 +10,6 @@ import { clientLabelOf } from '../shared/sessions/client-label';
 const route = 'v1/auth/child-session';
 const services = appServices();
 const { config } = services;
-
-// Lengths are bounded only loosely here: a too-long or malformed value is simply a wrong credential,
-// and must get the same answer as one (the rules for new secrets live in the child-account endpoints).
-const body = lazySchema(() =>
-  z.union([
-    z.strictObject({ username: z.string().check(z.maxLength(256)), pin: z.string().check(z.maxLength(256)) }),
-    z.strictObject({ username: z.string().check(z.maxLength(256)), password: z.string().check(z.maxLength(1024)) }),
-  ]),
-);
 
 export const createChildSession = services.endpoint({ route, body }, async ({ body, request }) => {
   const result = await signInChild(

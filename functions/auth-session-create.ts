@@ -1,7 +1,6 @@
 import { app } from '@azure/functions';
-import * as z from 'zod/mini';
-import { lazySchema } from '../shared/validation/lazy-schema';
 import { sessionResponseBody } from '../shared/auth/session-response';
+import { adultSessionBody as body } from '../shared/auth/sign-in-request-schemas';
 import { signInAdult } from '../shared/auth/sign-in-adult';
 import { appServices } from '../shared/composition-root';
 import { clientAddress } from '../shared/http/client-address';
@@ -11,9 +10,6 @@ import { clientLabelOf } from '../shared/sessions/client-label';
 const route = 'v1/auth/session';
 const services = appServices();
 const { config } = services;
-
-// No length bounds here: the 16 KiB body limit caps it, and the verifier refuses malformed and oversized tokens as invalid_token.
-const body = lazySchema(() => z.strictObject({ idToken: z.string() }));
 
 export const createAdultSession = services.endpoint({ route, body }, async ({ body, request }) => {
   const result = await signInAdult(
@@ -28,6 +24,7 @@ export const createAdultSession = services.endpoint({ route, body }, async ({ bo
     {
       clientLabel: clientLabelOf(request.headers.get('user-agent')),
       clientAddress: clientAddress(request.headers.get('x-forwarded-for'), config.trustProxyHops),
+      nonce: body.nonce,
     },
   );
   if (!result.ok) return result.problem;

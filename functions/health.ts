@@ -6,4 +6,4 @@ const route = 'health';
 
 export const health = appServices().endpoint({ route }, async () => ({ status: 200, jsonBody: { status: 'ok' } }));
 
-app.http('health', { route, methods: ['GET'], authLevel: 'anonymous', handler: health });
+app.http('health', { route, methods: ['GET', 'HEAD'], authLevel: 'anonymous', handler: health });

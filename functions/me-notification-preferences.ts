@@ -17,7 +17,9 @@ export const readNotificationPreferences = services.endpoint({ route, authentica
 
 export const patchNotificationPreferences = services.endpoint({ route, body: preferencesPatchBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  return { status: 200, jsonBody: await changePreferences(auth.user, scope.body, services.auth) };
+  const preferences = await changePreferences(auth.user, scope.body, services.auth);
+  if ('kind' in preferences) return preferences;
+  return { status: 200, jsonBody: preferences };
 });
 
 app.http('me-notification-preferences-get', { route, methods: ['GET'], authLevel: 'anonymous', handler: readNotificationPreferences });

@@ -12,7 +12,8 @@ const services = appServices();
 
 export const putPushToken = services.endpoint({ route, body: pushTokenBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  await registerDevice(auth.user, scope.body.token, services.auth);
+  const refused = await registerDevice(auth.user, scope.body.token, services.auth);
+  if (refused) return refused;
   return { status: 204 };
 });
 

@@ -1,16 +1,19 @@
 import { app } from '@azure/functions';
 import { appServices } from '../shared/composition-root';
-import { problem } from '../shared/errors/problem';
+import { answerUnmatched } from '../shared/http/unmatched-request';
 
 /**
  * The lowest-priority route: anything no other function matches gets a problem+json 404 (and its
- * `request handled` line) instead of the host's empty answer. The logged endpoint is the template,
- * never the submitted path, which could carry anything.
+ * `request handled` line) instead of the host's empty answer. A known path whose functions refuse
+ * the method reaches it too (a route's methods are part of its match on both hosts): that gets 405
+ * with `Allow`, `OPTIONS` and CORS preflights their answers (`shared/http/unmatched-request.ts`).
+ * The logged endpoint is the template, never the submitted path, which could carry anything.
  */
 const route = '{*path}';
+const services = appServices();
 
-export const notFound = appServices().endpoint({ route }, async () =>
-  problem('not_found', { detail: 'No such endpoint.' }),
+export const notFound = services.endpoint({ route }, async ({ request }) =>
+  answerUnmatched(request, services.config.corsAllowedOrigins),
 );
 
 app.http('not-found', {

@@ -24,4 +24,4 @@ export const ready = services.endpoint({ route }, async ({ log }) => {
   });
 });
 
-app.http('ready', { route, methods: ['GET'], authLevel: 'anonymous', handler: ready });
+app.http('ready', { route, methods: ['GET', 'HEAD'], authLevel: 'anonymous', handler: ready });

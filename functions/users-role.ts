@@ -1,17 +1,14 @@
 import { app } from '@azure/functions';
-import * as z from 'zod/mini';
-import { lazySchema } from '../shared/validation/lazy-schema';
 import { appServices } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 import { changeUserRole } from '../shared/users/administer-users';
-import { ADULT_ROLES } from '../shared/users/user';
+import { roleChangeBody as body } from '../shared/users/user-request-schemas';
 import { toUserView } from '../shared/users/user-view';
 
 /** PATCH /api/v1/users/{id}/role (admin): `member`, `author` or `admin`; revokes the user's sessions. */
 const route = 'v1/users/{id}/role';
 const services = appServices();
-const body = lazySchema(() => z.strictObject({ role: z.enum(ADULT_ROLES) }));
 
 export const changeRole = services.endpoint({ route, body, authenticated: true }, async (scope) => {
   const auth = scope.caller;

@@ -178,17 +178,14 @@ param onCallWebhookUrl string = ''
 param digestEmailAddresses string
 
 @minValue(1)
-@description('The expected monthly cost in USD: the budget, whose notifications fire at 115% (actual and forecast).')
+@description('The expected monthly cost in USD: the budget, whose notifications fire at 115% (actual and forecast), and the app\'s daily cost check (COST_EXPECTED_MONTHLY_USD), whose alert fires above 115% of it spread over the days.')
 param expectedMonthlyCostUsd int = 150
 
-@description('Deploy the budget and the cost-anomaly alert (needs a subscription type that Cost Management supports).')
+@description('Deploy the budget and the app\'s daily cost check (COST_SCOPE and Cost Management Reader for its identity); needs a subscription type that Cost Management supports.')
 param deployCostAlerts bool = true
 
 @description('First day of the budget period (yyyy-MM-01).')
 param budgetStartDate string = utcNow('yyyy-MM-01')
-
-@description('First day of the cost-anomaly alert schedule (yyyy-MM-dd).')
-param costAlertStartDate string = utcNow('yyyy-MM-dd')
 
 @description('Base URL of the repository files (for example https://github.com/org/repo/blob/main/), put before docs/runbooks/<alert>.md in each alert.')
 param runbookBaseUrl string = ''
@@ -351,6 +348,9 @@ module functionApp 'modules/function-app.bicep' = {
       // The same grace as the container app's: the app's shutdown schedule is derived from it.
       SHUTDOWN_GRACE_SECONDS: string(shutdownGraceSeconds)
       CONSENT_TERMS_VERSION: consentTermsVersion
+      // The daily cost check reads this resource group's cost with the app's identity (cost-reader.bicep).
+      COST_SCOPE: deployCostAlerts ? rg.id : ''
+      COST_EXPECTED_MONTHLY_USD: string(expectedMonthlyCostUsd)
     }
   }
 }
@@ -383,6 +383,7 @@ module alerts 'modules/alerts.bicep' = {
       containerApp: functionApp.outputs.appId
       sqlDatabase: sql.outputs.databaseId
       appStorage: storage.outputs.id
+      appBlobService: storage.outputs.blobServiceId
       coldStorage: monitoring.outputs.coldStorageId
     }
     pagingActionGroupId: actionGroups.outputs.pagingId
@@ -396,13 +397,11 @@ module alerts 'modules/alerts.bicep' = {
   }
 }
 
-module costAnomaly 'modules/cost-anomaly.bicep' = if (deployCostAlerts) {
-  name: 'cost-anomaly-${environmentName}'
+module costReader 'modules/cost-reader.bicep' = if (deployCostAlerts) {
+  name: 'cost-reader'
+  scope: rg
   params: {
-    namePrefix: namePrefix
-    alerts: alertCatalogue
-    digestEmailAddresses: split(replace(digestEmailAddresses, ' ', ''), ',')
-    startDate: costAlertStartDate
+    principalId: identity.outputs.principalId
   }
 }
 

@@ -13,6 +13,7 @@ import { openDatabase } from './db/open-database';
 import { databaseProbe, queueProbe } from './health/readiness-probes';
 import type { ReadinessProbe } from './health/check-readiness';
 import { createHttpPipeline } from './http/http-endpoint';
+import { errorLineExceptions, type ErrorLineListener } from './telemetry/error-line-exceptions';
 import { createLogger, type Logger } from './logging/logger';
 import { systemClock, type Clock } from './ports/clock';
 import { cryptoRandom, type Random } from './ports/random';
@@ -50,6 +51,8 @@ export interface AppServices {
   noticeQueue: NoticeQueue;
   /** Termination of this process: begun by the lifecycle hooks, read by the fan-out's provider calls. */
   shutdown: Shutdown;
+  /** For other loggers of the process (the fan-out's): their error lines become telemetry exceptions too. */
+  onErrorLine: ErrorLineListener;
 }
 
 export interface BuildOptions {
@@ -71,20 +74,23 @@ export interface BuildOptions {
  */
 export function buildAppServices(env: Readonly<Record<string, string | undefined>>, options: BuildOptions = {}): AppServices {
   const config = loadConfig(env);
+  const errorLines = errorLineExceptions();
   const logger = createLogger({
     service: config.serviceName,
     level: config.logLevel,
     pretty: config.logPretty,
+    onErrorLine: errorLines.onErrorLine,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
-  const telemetry =
+  const telemetry = errorLines.attach(
     options.telemetry ??
-    createTelemetry({
-      connectionString: config.appInsightsConnectionString,
-      otlp: config.otlp,
-      logger,
-      serviceName: config.serviceName,
-    });
+      createTelemetry({
+        connectionString: config.appInsightsConnectionString,
+        otlp: config.otlp,
+        logger,
+        serviceName: config.serviceName,
+      }),
+  );
   // Production schemas change only through `npm run migrate`, a deliberate step of the release.
   const migrateOnOpen = config.appEnv !== 'production';
   const database = lazyDatabase(async () => {
@@ -117,6 +123,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
     config,
     logger,
     telemetry,
+    onErrorLine: errorLines.onErrorLine,
     clock,
     random,
     database,
@@ -125,6 +132,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
       logger,
       telemetry,
       authenticate: (authorization) => authenticateSession(authorization, auth),
+      corsAllowedOrigins: config.corsAllowedOrigins,
     }),
     sessionPolicy,
     idTokenVerifier: createIdTokenVerifier({
@@ -142,7 +150,9 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
     auth,
     childAuth: {
       ...auth,
-      hasher: options.childSecretHasher ?? createSecretHasher({ pepper: config.childSecretPepper, threadPoolSize: config.threadPoolSize }),
+      hasher:
+        options.childSecretHasher ??
+        createSecretHasher({ pepper: config.childSecretPepper, threadPoolSize: config.threadPoolSize, ...config.hashQueue }),
       pepper: config.childSecretPepper,
       noticeQueue,
       shutdown,

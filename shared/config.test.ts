@@ -123,10 +123,12 @@ describe('loadConfig', () => {
   });
 
   it('refuses symmetric and none algorithms for provider tokens', () => {
-    expect(problemsOf({ IDP_ALGORITHMS: 'RS256,HS256' })[0]).toMatch(/HS256/);
+    // Names the setting and the rule, not the values given: the problem goes to the config-failure line.
+    expect(problemsOf({ IDP_ALGORITHMS: 'RS256,HS256' })[0]).toMatch(/^IDP_ALGORITHMS: .*HMAC/);
+    expect(problemsOf({ IDP_ALGORITHMS: 'RS256,HS256' })[0]).not.toMatch(/HS256/);
     expect(problemsOf({ IDP_ALGORITHMS: 'none' })[0]).toMatch(/none/);
     const remote = { IDP_JWKS_URI: 'http://127.0.0.1:9/keys', IDP_ISSUER: 'i', IDP_AUDIENCE: 'a' };
-    expect(loadConfig({ ...remote, IDP_ALGORITHMS: 'RS256, ES256' }).idp.algorithms).toEqual(['RS256', 'ES256']);
+    expect(loadConfig({ ...remote, IDP_ALGORITHMS: 'RS256, ES256' }).idp).toMatchObject({ algorithms: ['RS256', 'ES256'] });
   });
 
   it('uses a remote provider whenever IDP_JWKS_URI is set, and then needs issuer and audience', () => {
@@ -232,6 +234,17 @@ describe('libuv thread pool', () => {
   });
 });
 
+describe('the hash queue', () => {
+  it('bounds the waiting line in front of Argon2: HASH_QUEUE_MAX (128) and HASH_QUEUE_MAX_WAIT_MS (3000)', () => {
+    expect(loadConfig({}).hashQueue).toEqual({ maxQueued: 128, maxWaitMs: 3000 });
+    expect(loadConfig({ HASH_QUEUE_MAX: '8', HASH_QUEUE_MAX_WAIT_MS: '500' }).hashQueue).toEqual({ maxQueued: 8, maxWaitMs: 500 });
+    for (const bad of ['0', '1.5', 'many']) {
+      expect(problemsOf({ HASH_QUEUE_MAX: bad })).toEqual([expect.stringMatching(/^HASH_QUEUE_MAX: /)]);
+      expect(problemsOf({ HASH_QUEUE_MAX_WAIT_MS: bad })).toEqual([expect.stringMatching(/^HASH_QUEUE_MAX_WAIT_MS: /)]);
+    }
+  });
+});
+
 describe('consent terms version', () => {
   it('records consents under CONSENT_TERMS_VERSION; outside production `development` when unset', () => {
     expect(loadConfig({}).consentTermsVersion).toBe(DEV_CONSENT_TERMS_VERSION);
@@ -251,5 +264,139 @@ describe('consent terms version', () => {
       expect(problems.join('\n')).not.toContain('canary');
     }
     expect(loadConfig({ CONSENT_TERMS_VERSION: 'x'.repeat(32) }).consentTermsVersion).toHaveLength(32);
+  });
+});
+
+describe('several identity providers (IDP_PROVIDERS)', () => {
+  const apple = {
+    name: 'apple',
+    issuer: 'https://appleid.apple.com',
+    audiences: ['org.example.family', 'org.example.family.web'],
+    jwksUri: 'https://appleid.apple.com/auth/keys',
+    nonceRequired: true,
+  };
+  const google = { name: 'google', discoveryUrl: 'https://accounts.google.com/.well-known/openid-configuration', audiences: ['123.apps.googleusercontent.com'] };
+  const { IDP_ISSUER: _issuer, IDP_AUDIENCE: _audience, IDP_JWKS_URI: _jwks, ...productionWithoutIdp } = productionEnv;
+
+  it('reads a JSON list, each provider with its own keys, audiences, algorithms, e-mail rule and nonce rule', () => {
+    const config = loadConfig({ ...productionWithoutIdp, IDP_PROVIDERS: JSON.stringify([apple, google]), IDP_EMAIL_VERIFIED_CLAIM: 'email_verified' });
+    expect(config.idp).toEqual({
+      kind: 'providers',
+      providers: [
+        {
+          name: 'apple',
+          issuer: 'https://appleid.apple.com',
+          audiences: ['org.example.family', 'org.example.family.web'],
+          keys: { kind: 'jwks', jwksUri: 'https://appleid.apple.com/auth/keys' },
+          algorithms: ['RS256'],
+          emailVerification: { verifiedClaim: 'email_verified', verifiedByIssuer: false },
+          nonceRequired: true,
+        },
+        {
+          name: 'google',
+          issuer: undefined,
+          audiences: ['123.apps.googleusercontent.com'],
+          keys: { kind: 'discovery', discoveryUrl: 'https://accounts.google.com/.well-known/openid-configuration' },
+          algorithms: ['RS256'],
+          emailVerification: { verifiedClaim: 'email_verified', verifiedByIssuer: false },
+          nonceRequired: false,
+        },
+      ],
+    });
+  });
+
+  it('reads the numbered settings the same way (IDP_PROVIDERS__<n>__<FIELD>), defaults from the single-provider settings', () => {
+    const config = loadConfig({
+      IDP_ALGORITHMS: 'RS256,ES256',
+      IDP_EMAIL_VERIFIED_BY_ISSUER: 'true',
+      IDP_PROVIDERS__0__ISSUER: 'https://tenant.ciamlogin.com/tid/v2.0',
+      IDP_PROVIDERS__0__AUDIENCES: 'client-a, client-b',
+      IDP_PROVIDERS__0__DISCOVERY_URL: 'https://tenant.ciamlogin.com/tid/v2.0/.well-known/openid-configuration',
+      IDP_PROVIDERS__1__NAME: 'auth0',
+      IDP_PROVIDERS__1__ISSUER: 'https://example.eu.auth0.com/',
+      IDP_PROVIDERS__1__AUDIENCES: 'spa-client',
+      IDP_PROVIDERS__1__JWKS_URI: 'https://example.eu.auth0.com/.well-known/jwks.json',
+      IDP_PROVIDERS__1__ALGORITHMS: 'RS256',
+      IDP_PROVIDERS__1__EMAIL_VERIFIED_BY_ISSUER: 'false',
+      IDP_PROVIDERS__1__NONCE_REQUIRED: 'true',
+    });
+    expect(config.idp).toMatchObject({
+      kind: 'providers',
+      providers: [
+        { name: 'provider-0', audiences: ['client-a', 'client-b'], algorithms: ['RS256', 'ES256'], emailVerification: { verifiedByIssuer: true }, nonceRequired: false },
+        { name: 'auth0', audiences: ['spa-client'], algorithms: ['RS256'], emailVerification: { verifiedByIssuer: false }, nonceRequired: true },
+      ],
+    });
+  });
+
+  it('keeps the single-provider settings working, and refuses both at once', () => {
+    expect(loadConfig(productionEnv).idp).toMatchObject({ kind: 'remote', issuer: 'https://login.example.com/' });
+    expect(problemsOf({ ...productionEnv, IDP_PROVIDERS: JSON.stringify([apple]) })).toEqual([expect.stringMatching(/^IDP_PROVIDERS: set either/)]);
+    expect(problemsOf({ IDP_PROVIDERS: JSON.stringify([apple]), IDP_PROVIDERS__0__ISSUER: 'https://x.test' })[0]).toMatch(/^IDP_PROVIDERS: set either the JSON/);
+  });
+
+  it('names every problem by provider position and field, never quoting a value, and the settings to fix', () => {
+    const secretish = 'https://appleid.apple.com/canary-value-xyz';
+    const bad = [
+      { ...apple, jwksUri: 'http://appleid.apple.com/auth/keys', algorithms: ['HS256'], extra: 1 },
+      { audiences: [], discoveryUrl: `${secretish}/openid` },
+      { ...apple, name: 'apple-again' },
+    ];
+    let error: unknown;
+    try {
+      loadConfig({ ...productionWithoutIdp, IDP_PROVIDERS: JSON.stringify(bad) });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'IDP_PROVIDERS (provider 0): extra: unknown field',
+        'IDP_PROVIDERS (provider 0): jwksUri: must be an https:// URL in production',
+        expect.stringMatching(/^IDP_PROVIDERS \(provider 0\): algorithms: none and HMAC/),
+        expect.stringMatching(/^IDP_PROVIDERS \(provider 1\): audiences: required/),
+        'IDP_PROVIDERS (provider 1): discoveryUrl: must end with /.well-known/openid-configuration',
+      ]),
+    );
+    expect(problems.join('\n')).not.toContain('canary-value');
+    expect((error as ConfigError).settings).toEqual(['IDP_PROVIDERS']);
+    expect(problemsOf({ IDP_PROVIDERS: JSON.stringify([apple, { ...apple, name: 'twin' }]) })).toEqual([
+      expect.stringMatching(/^IDP_PROVIDERS: two providers have the same issuer/),
+    ]);
+    expect(problemsOf({ IDP_PROVIDERS: '{not json' })).toEqual(['IDP_PROVIDERS: must be a JSON array of provider objects']);
+    expect(problemsOf({ IDP_PROVIDERS: '[]' })).toEqual(['IDP_PROVIDERS: lists no provider']);
+    expect(problemsOf({ IDP_PROVIDERS__1__ISSUER: 'https://x.test', IDP_PROVIDERS__1__AUDIENCES: 'a', IDP_PROVIDERS__1__JWKS_URI: 'https://x.test/k' })).toEqual([
+      'IDP_PROVIDERS: the numbered settings must count from 0 without gaps',
+    ]);
+    expect(problemsOf({ IDP_PROVIDERS__0__AUDIENCE: 'a' })[0]).toMatch(/^IDP_PROVIDERS: unknown setting IDP_PROVIDERS__0__AUDIENCE/);
+  });
+
+  it('satisfies the production identity-provider requirement instead of IDP_ISSUER, IDP_AUDIENCE and IDP_JWKS_URI', () => {
+    expect(problemsOf(productionWithoutIdp)).toEqual([
+      expect.stringMatching(/^IDP_ISSUER: required/),
+      expect.stringMatching(/^IDP_AUDIENCE: required/),
+      expect.stringMatching(/^IDP_JWKS_URI: required/),
+    ]);
+    expect(problemsOf({ ...productionWithoutIdp, IDP_PROVIDERS: JSON.stringify([apple, google]) })).toEqual([]);
+  });
+});
+
+describe('CORS_ALLOWED_ORIGINS', () => {
+  it('is off by default and takes a list of origins', () => {
+    expect(loadConfig({}).corsAllowedOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ALLOWED_ORIGINS: 'https://admin.example.org, http://localhost:5173/' }).corsAllowedOrigins).toEqual([
+      'https://admin.example.org',
+      'http://localhost:5173',
+    ]);
+  });
+
+  it('refuses a wildcard, a path, and plain http in production', () => {
+    for (const value of ['*', 'https://admin.example.org/console', 'admin.example.org']) {
+      expect(problemsOf({ CORS_ALLOWED_ORIGINS: value })).toEqual([expect.stringMatching(/^CORS_ALLOWED_ORIGINS: each entry must be an origin/)]);
+    }
+    expect(problemsOf({ ...productionEnv, CORS_ALLOWED_ORIGINS: 'http://admin.example.org' })).toEqual([
+      expect.stringMatching(/^CORS_ALLOWED_ORIGINS:/),
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './lifecycle/shutdown-timings';
+import { parseIdentityProviders, type IdentityProviderSettings } from './auth/id-token/provider-settings';
 
 /**
  * The one place that reads the environment. Every other module receives the parsed `Config`
@@ -89,6 +90,10 @@ const envSchema = z.object({
     'email_verified',
   ),
   IDP_EMAIL_VERIFIED_BY_ISSUER: booleanFlag,
+  // Several providers: a JSON array, or numbered IDP_PROVIDERS__<n>__<FIELD> settings (parsed in provider-settings.ts).
+  IDP_PROVIDERS: optionalString,
+  // Origins (scheme://host[:port]) a browser app may call the API from; empty: CORS off.
+  CORS_ALLOWED_ORIGINS: commaList,
   SQL_CONNECTION_STRING: optionalString,
   SQLITE_PATH: z._default(z.string(), '.data/platform.sqlite'),
   AzureWebJobsStorage: optionalString,
@@ -116,6 +121,16 @@ const envSchema = z.object({
   SESSION_SWEEP_SCHEDULE: z._default(z.string(), '0 17 * * * *'),
   PUSH_RECEIPTS_SCHEDULE: z._default(z.string(), '0 */15 * * * *'),
   DELIVERY_SETTLE_SCHEDULE: z._default(z.string(), '0 7-59/15 * * * *'),
+  COST_CHECK_SCHEDULE: z._default(z.string(), '0 30 6 * * *'),
+  // The ARM scope whose cost the daily check reads (the deployment's resource group); empty: no check.
+  COST_SCOPE: z.optional(
+    z.string().check(
+      z.regex(/^\/subscriptions\/[0-9a-fA-F-]{36}(\/resourceGroups\/[-\w.()]{1,90})?$/, {
+        message: 'must be /subscriptions/<id> or /subscriptions/<id>/resourceGroups/<name>',
+      }),
+    ),
+  ),
+  COST_EXPECTED_MONTHLY_USD: amount(150),
   FANOUT_BATCH_SIZE: wholeNumber(500, 1, 5000),
   SMS_MONTHLY_CAP_USD: amount(30),
   SMS_UNIT_COST_USD: amount(0.0075),
@@ -127,6 +142,9 @@ const envSchema = z.object({
   ACS_EMAIL_SENDER: optionalString,
   // libuv reads it itself when its pool starts; the app reads it to fit the Argon2 limit to the pool (libuv's range).
   UV_THREADPOOL_SIZE: wholeNumber(4, 1, 1024),
+  // The waiting line in front of Argon2 (DEFAULT_HASH_QUEUE in shared/auth/child/secret-hasher.ts).
+  HASH_QUEUE_MAX: wholeNumber(128, 1, 100_000),
+  HASH_QUEUE_MAX_WAIT_MS: wholeNumber(3000, 1, 60_000),
   // The platform's SIGTERM-to-SIGKILL grace (Container Apps allows up to 600 s); the shutdown deadline derives from it.
   SHUTDOWN_GRACE_SECONDS: wholeNumber(DEFAULT_SHUTDOWN_GRACE_SECONDS, 3, 600),
   // Recorded with every consent and shown to parents: a short label, never free text.
@@ -152,7 +170,9 @@ export interface Config {
    */
   idp:
     | { kind: 'remote'; issuer: string; audience: string; jwksUri: string; algorithms: string[] }
-    | { kind: 'development'; issuer: string; audience: string; keyDirectory: string; algorithms: string[] };
+    | { kind: 'development'; issuer: string; audience: string; keyDirectory: string; algorithms: string[] }
+    /** `IDP_PROVIDERS`: several providers, each with its own keys, audiences and e-mail rule (`idpEmail` is unused). */
+    | { kind: 'providers'; providers: IdentityProviderSettings[] };
   /**
    * When the provider's `email` claim counts as verified (only a verified address is ever stored):
    * when the claim `verifiedClaim` (`IDP_EMAIL_VERIFIED_CLAIM`, default `email_verified`) is true,
@@ -160,6 +180,11 @@ export interface Config {
    * for a provider that puts only addresses it verified in `email` (Entra External ID).
    */
   idpEmail: { verifiedClaim: string; verifiedByIssuer: boolean };
+  /**
+   * `CORS_ALLOWED_ORIGINS`: the browser origins (a web admin console) allowed to call the API,
+   * in `scheme://host[:port]` form; empty (the default) answers no cross-origin request.
+   */
+  corsAllowedOrigins: string[];
   database:
     | { kind: 'mssql'; connectionString: string }
     | { kind: 'sqlite'; path: string };
@@ -185,6 +210,11 @@ export interface Config {
    * DNS and async crypto: the child secret hasher never runs more Argon2 computations at once.
    */
   threadPoolSize: number;
+  /**
+   * The waiting line in front of Argon2 (`HASH_QUEUE_MAX`, `HASH_QUEUE_MAX_WAIT_MS`): computations
+   * waiting at most, and the longest one waits; past either, 503 with `Retry-After`.
+   */
+  hashQueue: { maxQueued: number; maxWaitMs: number };
   /**
    * The grace period between the platform's SIGTERM and its SIGKILL (`SHUTDOWN_GRACE_SECONDS`,
    * `terminationGracePeriodSeconds` of the container app): the shutdown schedule is derived from it
@@ -213,7 +243,15 @@ export interface Config {
     pushReceipts: string;
     /** NCRONTAB of the settling of SMS and e-mail deliveries whose report never came. */
     deliverySettle: string;
+    /** NCRONTAB of the daily cost check (once a day, after Cost Management has the day before). */
+    costCheck: string;
   };
+  /**
+   * The daily cost check (`shared/cost/`): the ARM scope whose actual cost it reads with the app's
+   * identity (`COST_SCOPE`, undefined: no check), and the expected monthly cost it compares each day
+   * with (`COST_EXPECTED_MONTHLY_USD`, the budget's amount).
+   */
+  cost: { scope: string | undefined; clientId: string | undefined; expectedMonthlyUsd: number };
   notifications: {
     /** Recipients per fan-out batch message, so scaled-out instances share a large audience. */
     batchSize: number;
@@ -286,11 +324,27 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   if (e.LOG_LEVEL === 'debug' && production && !e.ALLOW_DEBUG_IN_PRODUCTION) {
     problems.push('LOG_LEVEL: debug is refused in production; set ALLOW_DEBUG_IN_PRODUCTION=true to allow it');
   }
-  if (production) {
-    if (!e.IDP_ISSUER) problems.push('IDP_ISSUER: required in production (the expected `iss` of ID tokens)');
-    if (!e.IDP_AUDIENCE) problems.push('IDP_AUDIENCE: required in production (the expected `aud` of ID tokens)');
-    if (!e.IDP_JWKS_URI) problems.push("IDP_JWKS_URI: required in production (the identity provider's JWKS URL)");
+  const algorithms = e.IDP_ALGORITHMS.length > 0 ? e.IDP_ALGORITHMS : ['RS256'];
+  const providers = parseIdentityProviders(
+    env,
+    { algorithms, emailVerification: { verifiedClaim: e.IDP_EMAIL_VERIFIED_CLAIM, verifiedByIssuer: e.IDP_EMAIL_VERIFIED_BY_ISSUER } },
+    production,
+    problems,
+  );
+  if (providers && (e.IDP_ISSUER || e.IDP_AUDIENCE || e.IDP_JWKS_URI)) {
+    problems.push('IDP_PROVIDERS: set either IDP_PROVIDERS or IDP_ISSUER, IDP_AUDIENCE and IDP_JWKS_URI (one provider), not both');
+  }
+  const corsProblem = e.CORS_ALLOWED_ORIGINS.find((origin) => !isOrigin(origin, production));
+  if (corsProblem !== undefined) {
+    problems.push('CORS_ALLOWED_ORIGINS: each entry must be an origin, scheme://host[:port] with no path (https:// in production; * is refused)');
+  }
+  if (production && !providers) {
+    if (!e.IDP_ISSUER) problems.push('IDP_ISSUER: required in production (the expected `iss` of ID tokens), or IDP_PROVIDERS');
+    if (!e.IDP_AUDIENCE) problems.push('IDP_AUDIENCE: required in production (the expected `aud` of ID tokens), or IDP_PROVIDERS');
+    if (!e.IDP_JWKS_URI) problems.push("IDP_JWKS_URI: required in production (the identity provider's JWKS URL), or IDP_PROVIDERS");
     else if (!e.IDP_JWKS_URI.startsWith('https://')) problems.push('IDP_JWKS_URI: must be an https:// URL in production');
+  }
+  if (production) {
     if (!e.SQL_CONNECTION_STRING) {
       problems.push('SQL_CONNECTION_STRING: required in production (the embedded SQLite database is for development)');
     }
@@ -326,10 +380,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     (e.APP_ENV === 'development' && !e.AzureWebJobsStorage__accountName && !e.AzureWebJobsStorage__queueServiceUri
       ? DEVELOPMENT_STORAGE
       : undefined);
-  const algorithms = e.IDP_ALGORITHMS.length > 0 ? e.IDP_ALGORITHMS : ['RS256'];
   const unsafe = algorithms.filter((alg) => alg.toLowerCase() === 'none' || alg.startsWith('HS'));
   if (unsafe.length > 0) {
-    throw new ConfigError([`IDP_ALGORITHMS: ${unsafe.join(', ')} cannot verify provider tokens; use asymmetric algorithms`]);
+    throw new ConfigError(['IDP_ALGORITHMS: "none" and HMAC (HS*) algorithms cannot verify provider tokens; use asymmetric algorithms']);
   }
 
   return {
@@ -337,7 +390,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     serviceName: e.SERVICE_NAME,
     logLevel: e.LOG_LEVEL,
     logPretty: e.LOG_PRETTY,
-    idp: e.IDP_JWKS_URI
+    idp: providers
+      ? { kind: 'providers', providers }
+      : e.IDP_JWKS_URI
       ? { kind: 'remote', issuer: e.IDP_ISSUER ?? '', audience: e.IDP_AUDIENCE ?? '', jwksUri: e.IDP_JWKS_URI, algorithms }
       : {
           kind: 'development',
@@ -347,6 +402,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
           algorithms: ['RS256'],
         },
     idpEmail: { verifiedClaim: e.IDP_EMAIL_VERIFIED_CLAIM, verifiedByIssuer: e.IDP_EMAIL_VERIFIED_BY_ISSUER },
+    corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS.map((origin) => new URL(origin).origin),
     database: e.SQL_CONNECTION_STRING
       ? { kind: 'mssql', connectionString: e.SQL_CONNECTION_STRING }
       : { kind: 'sqlite', path: e.SQLITE_PATH },
@@ -358,6 +414,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       : undefined,
     childSecretPepper: e.CHILD_SECRET_PEPPER ?? DEV_CHILD_SECRET_PEPPER,
     threadPoolSize: e.UV_THREADPOOL_SIZE,
+    hashQueue: { maxQueued: e.HASH_QUEUE_MAX, maxWaitMs: e.HASH_QUEUE_MAX_WAIT_MS },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     newUserStatus: e.NEW_USER_STATUS,
     bootstrapAdminSubjects: e.BOOTSTRAP_ADMIN_SUBJECTS,
@@ -373,7 +430,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       sessionSweep: e.SESSION_SWEEP_SCHEDULE,
       pushReceipts: e.PUSH_RECEIPTS_SCHEDULE,
       deliverySettle: e.DELIVERY_SETTLE_SCHEDULE,
+      costCheck: e.COST_CHECK_SCHEDULE,
     },
+    cost: { scope: e.COST_SCOPE, clientId: e.AZURE_CLIENT_ID, expectedMonthlyUsd: e.COST_EXPECTED_MONTHLY_USD },
     notifications: {
       batchSize: e.FANOUT_BATCH_SIZE,
       smsMonthlyCapUsd: e.SMS_MONTHLY_CAP_USD,
@@ -387,6 +446,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     consentTermsVersion: e.CONSENT_TERMS_VERSION ?? DEV_CONSENT_TERMS_VERSION,
   };
+}
+
+/** An origin as browsers send it in `Origin`: scheme, host and port only. */
+function isOrigin(value: string, production: boolean): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  if (url.protocol !== 'https:' && (production || url.protocol !== 'http:')) return false;
+  return url.origin === value.replace(/\/$/, '') && url.username === '' && url.password === '';
 }
 
 function queueStorageOf(e: z.infer<typeof envSchema>, connectionString: string | undefined): Config['queueStorage'] {

@@ -86,5 +86,7 @@ resource queueDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-prev
 }
 
 output id string = account.id
+// The blob service, whose own Transactions metric the blob-transactions-spike alert reads (queues apart).
+output blobServiceId string = blobService.id
 output name string = account.name
 output deadLetterContainerName string = deadLetterContainer.name

@@ -99,14 +99,43 @@ export async function markReviewed(
   return changed === 1;
 }
 
-/** `approved` → `published`, by `publisherId`. Resolves false when the status moved meanwhile. */
+/**
+ * `approved` → `published`, by `publisherId`, claiming the fan-out's enqueue (`claimFanout`) for
+ * this step at `now`. Resolves false when the status moved meanwhile.
+ */
 export async function markPublished(tx: SqlExecutor, id: string, publisherId: string, now: string): Promise<boolean> {
   const changed = await tx.execute(
-    `UPDATE Announcements SET status = 'published', publishedAt = @now, publishedBy = @publisherId, updatedAt = @now
+    `UPDATE Announcements
+     SET status = 'published', publishedAt = @now, publishedBy = @publisherId, updatedAt = @now, fanoutClaimedAt = @now
      WHERE id = @id AND status = 'approved'`,
     { id, publisherId, now },
   );
   return changed === 1;
+}
+
+/**
+ * Claims the enqueue of a published announcement's owed fan-out, as of `now`: a compare-and-set
+ * that exactly one of concurrent callers wins, on every engine (the UPDATE re-reads the row under
+ * its write lock). Taken while nobody holds the claim, or the holder's is older than `staleBefore`
+ * (it stopped without releasing it).
+ * @returns false when the fan-out is enqueued already, or someone else is enqueueing it.
+ */
+export async function claimFanout(db: SqlExecutor, id: string, now: string, staleBefore: string): Promise<boolean> {
+  const changed = await db.execute(
+    `UPDATE Announcements SET fanoutClaimedAt = @now
+     WHERE id = @id AND status = 'published' AND fanoutEnqueuedAt IS NULL
+       AND (fanoutClaimedAt IS NULL OR fanoutClaimedAt < @staleBefore)`,
+    { id, now, staleBefore },
+  );
+  return changed === 1;
+}
+
+/** Gives up the claim taken at `claimedAt` (its enqueue failed), so publishing again may retry at once. */
+export async function releaseFanoutClaim(db: SqlExecutor, id: string, claimedAt: string): Promise<void> {
+  await db.execute(
+    'UPDATE Announcements SET fanoutClaimedAt = NULL WHERE id = @id AND fanoutClaimedAt = @claimedAt AND fanoutEnqueuedAt IS NULL',
+    { id, claimedAt },
+  );
 }
 
 /** Records that the fan-out message is on the queue (the first time only). */

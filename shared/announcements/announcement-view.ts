@@ -1,4 +1,8 @@
 import type { Announcement, AnnouncementChannel, AnnouncementStatus } from './announcement';
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
+import { entityId, timestamp } from '../validation/api-fields';
+import { ANNOUNCEMENT_CHANNELS, ANNOUNCEMENT_STATUSES } from './announcement';
 
 /** An announcement as the API shows it. */
 export interface AnnouncementView {
@@ -34,3 +38,21 @@ export function toAnnouncementView(announcement: Announcement): AnnouncementView
     rejectionReason: announcement.status === 'rejected' ? announcement.rejectionReason : null,
   };
 }
+
+/** The shape of `AnnouncementView`, for the OpenAPI document. */
+export const announcementViewSchema = lazySchema(() =>
+  z.strictObject({
+    id: entityId(),
+    status: z.enum(ANNOUNCEMENT_STATUSES),
+    title: z.string(),
+    body: z.string(),
+    channels: z.array(z.enum(ANNOUNCEMENT_CHANNELS)),
+    authorId: entityId(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+    submittedAt: z.nullable(timestamp()),
+    reviewedAt: z.nullable(timestamp()),
+    publishedAt: z.nullable(timestamp()),
+    rejectionReason: z.nullable(z.string()),
+  }),
+);

@@ -8,15 +8,16 @@ import { canRead, holdsActorRole } from './announcement-access';
 import type { AnnouncementDeps, AnnouncementResult } from './announcement-deps';
 import { findAnnouncementById, markPublished, markReviewed, markSubmitted } from './announcement-store';
 import { nextStatus, TRANSITIONS, type WorkflowAction } from './announcement-transitions';
-import { enqueueFanout } from './enqueue-fanout';
+import { claimOwedFanout, enqueueClaimedFanout } from './enqueue-fanout';
 import { announceStep, auditStep } from './workflow-step';
 
 /**
  * The workflow steps of contract section 9: submit (its author), approve, reject and publish
  * (administrators). Each checks the caller's role (403), that the caller may see the announcement
  * (404), that the caller is its author where the step needs it (403) and the transition table
- * (409 `invalid_transition`); the status change is a conditional update, so of two concurrent
- * steps exactly one wins and the other gets 409.
+ * (409 `invalid_transition`); the status change is a conditional update (compare-and-set on the
+ * status, inside the step's transaction), so of concurrent steps exactly one wins, writes the one
+ * audit row, and the others get 409.
  *
  * Publishing and the fan-out: the status change and its audit row commit first, then the fan-out
  * message is enqueued and `fanoutEnqueuedAt` set. When the queue cannot be reached the answer is
@@ -24,8 +25,11 @@ import { announceStep, auditStep } from './workflow-step';
  * publishing it again retries the enqueue (200) instead of answering 409. Enqueueing before the
  * commit was rejected: the fan-out could read the announcement before the commit and find it
  * unpublished. When nobody publishes again, the queue-depth timer's catch-up enqueues fan-outs
- * owed for more than two minutes (enqueue-fanout.ts). A retry may enqueue twice; the fan-out's
- * delivery ledger makes that harmless.
+ * owed for more than two minutes (enqueue-fanout.ts). Enqueueing takes a claim on the row
+ * (`fanoutClaimedAt`, a compare-and-set): the publish step takes it with the status change, a retry
+ * only once the enqueue before it failed and gave it back, so concurrent publishes make one
+ * message, and a publish that comes while another one is enqueueing gets 409. Should a message
+ * still go twice (a lease ran out), the fan-out's delivery ledger makes that harmless.
  */
 
 const ROLE_REFUSALS: Record<WorkflowAction, string> = {
@@ -74,7 +78,9 @@ async function takeStep(
     return failure(problem('forbidden', { detail: 'Only its author submits an announcement.' }));
   }
   if (action === 'publish' && current.status === 'published' && current.fanoutEnqueuedAt === null) {
-    return publishFanout(current, deps, true);
+    const claimedAt = deps.clock.now();
+    if (!(await claimOwedFanout(id, claimedAt, deps))) return refuseTransition(current, action, deps);
+    return publishFanout(current, claimedAt.toISOString(), deps, true);
   }
   const to = nextStatus(action, current.status);
   if (!to) return refuseTransition(current, action, deps);
@@ -96,7 +102,7 @@ async function takeStep(
 
   const updated = await findAnnouncementById(db, id);
   if (!updated) throw new Error('announcement vanished during a workflow step');
-  return action === 'publish' ? publishFanout(updated, deps, false) : { ok: true, announcement: updated };
+  return action === 'publish' ? publishFanout(updated, stamp, deps, false) : { ok: true, announcement: updated };
 }
 
 function applyChange(
@@ -121,12 +127,13 @@ function applyChange(
 
 /**
  * Puts `{ announcementId }` on the fan-out queue and records that it did.
+ * @param claimedAt when the caller claimed the enqueue (the publish step's time, or the retry's claim).
  * @param retry true when an earlier publish committed but could not enqueue.
  */
-async function publishFanout(announcement: Announcement, deps: AnnouncementDeps, retry: boolean): Promise<AnnouncementResult> {
+async function publishFanout(announcement: Announcement, claimedAt: string, deps: AnnouncementDeps, retry: boolean): Promise<AnnouncementResult> {
   let enqueuedAt: string;
   try {
-    enqueuedAt = await enqueueFanout(announcement.id, deps);
+    enqueuedAt = await enqueueClaimedFanout(announcement.id, claimedAt, deps);
   } catch (error) {
     if (!(error instanceof DependencyUnavailableError) || error.dependency !== 'queue') throw error;
     deps.logger.warn({ announcementId: announcement.id, retry }, 'fan-out not enqueued: publishing again retries it');

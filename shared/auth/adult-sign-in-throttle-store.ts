@@ -1,4 +1,5 @@
-import type { SqlExecutor } from '../db/database';
+import type { Database, SqlExecutor } from '../db/database';
+import { limitClause } from '../db/dialect';
 
 /**
  * The SQL of adult sign-in throttling (table from migration `0010-adult-sign-in-throttle`): one row
@@ -62,6 +63,19 @@ export async function insertAdultFailure(
 /** Deletes every failure at or before `before`; returns how many. */
 export async function pruneAdultFailures(executor: SqlExecutor, before: string): Promise<number> {
   return executor.execute('DELETE FROM AdultSignInFailures WHERE failedAt <= @before', { before });
+}
+
+/**
+ * Deletes at most `limit` failures at or before `before`, oldest first; returns how many. One
+ * short statement per batch (a range of the time index), for the background sweep.
+ */
+export async function pruneAdultFailuresBatch(db: Database, before: string, limit: number): Promise<number> {
+  return db.execute(
+    `DELETE FROM AdultSignInFailures WHERE id IN (
+       SELECT id FROM AdultSignInFailures WHERE failedAt <= @before
+       ORDER BY failedAt ${limitClause(db.dialect, '@limit')})`,
+    { before, limit },
+  );
 }
 
 /** Both adapters return ISO strings; re-serialised into `toISOString`'s exact form for arithmetic and tests. */

@@ -15,7 +15,8 @@ export type SessionAuthentication =
   | { ok: true; user: User; session: Session; scopes: Section[] | undefined }
   | { ok: false; problem: Problem };
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+// The scheme is case-insensitive and followed by one or more spaces (RFC 9110 §11.1, §11.4); the token68 is not.
+const BEARER = /^[Bb][Ee][Aa][Rr][Ee][Rr] +([A-Za-z0-9._~+/-]+=*)$/;
 
 const unauthenticated = (): SessionAuthentication => ({ ok: false, problem: problem('unauthenticated') });
 

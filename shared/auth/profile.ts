@@ -1,6 +1,9 @@
 import type { Session } from '../sessions/session';
 import type { Section, User } from '../users/user';
-import { toUserView } from '../users/user-view';
+import { toUserView, userViewFields } from '../users/user-view';
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
+import { entityId, section, timestamp } from '../validation/api-fields';
 
 /** What `GET /api/v1/me` answers from: the caller exactly as the session check loaded it. */
 export interface ProfileSource {
@@ -23,3 +26,13 @@ export function profileOf({ user, session, scopes }: ProfileSource) {
     session: { createdAt: session.createdAt, expiresAt: session.absoluteExpiresAt },
   };
 }
+
+/** The shape of `profileOf`, for the OpenAPI document. */
+export const profileSchema = lazySchema(() =>
+  z.strictObject({
+    ...userViewFields(),
+    parentId: z.optional(entityId()),
+    scopes: z.optional(z.array(section())),
+    session: z.strictObject({ createdAt: timestamp(), expiresAt: timestamp() }),
+  }),
+);

@@ -1,5 +1,8 @@
 import type { StartedSession } from '../sessions/start-session';
 import type { Section, User } from '../users/user';
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
+import { accountType, entityId, role, section, timestamp, userStatus } from '../validation/api-fields';
 
 /**
  * The 200 body of both sign-in endpoints (contract section 4). `expiresAt` is the absolute expiry;
@@ -19,3 +22,19 @@ export function sessionResponseBody(user: User, started: StartedSession, scopes?
     },
   };
 }
+
+/** The shape of `sessionResponseBody`, for the OpenAPI document. */
+export const sessionResponseSchema = lazySchema(() =>
+  z.strictObject({
+    token: z.string(),
+    tokenType: z.literal('Bearer'),
+    expiresAt: timestamp(),
+    user: z.strictObject({
+      id: entityId(),
+      role: role(),
+      status: userStatus(),
+      accountType: accountType(),
+      scopes: z.optional(z.array(section())),
+    }),
+  }),
+);

@@ -7,7 +7,8 @@ import { identifyUser } from '../logging/log-context';
 import type { ClientLabel } from '../sessions/client-label';
 import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
-import { findAdultByIdentity, insertUser, refreshAdultContact } from '../users/user-store';
+import { parentAccountLock } from '../users/erase-account';
+import { findAdultByIdentity, findUserById, insertUser, refreshAdultContact } from '../users/user-store';
 import { checkAdultThrottle, recordAdultFailure, type AdultSignInThrottle, type AdultThrottleRefusal } from './adult-sign-in-throttle';
 import type { AuthDeps } from './auth-deps';
 import type { IdTokenClaims, IdTokenVerifier } from './id-token';
@@ -30,6 +31,8 @@ export interface AdultSignInClient {
   clientLabel?: ClientLabel;
   /** The client's address as the HTTP layer determined it; null or absent when unknown (no trusted proxy hop). */
   clientAddress?: string | null;
+  /** The `nonce` sent with the token, which the token's `nonce` claim must match (see `IdTokenCheck`). */
+  nonce?: string | undefined;
 }
 
 /**
@@ -39,7 +42,7 @@ export interface AdultSignInClient {
  * Failures are limited (`adult-sign-in-throttle.ts`): past a limit they get 429 and no audit row.
  */
 export async function signInAdult(idToken: string, deps: AdultSignInDeps, client: AdultSignInClient = {}): Promise<AdultSignIn> {
-  const verification = await deps.verifier.verify(idToken);
+  const verification = await deps.verifier.verify(idToken, { nonce: client.nonce });
   if (!verification.ok) {
     if (verification.failure === 'idp_unavailable') {
       // The provider failure itself was logged at error level by the verifier's onProviderFailure.
@@ -55,7 +58,21 @@ export async function signInAdult(idToken: string, deps: AdultSignInDeps, client
     return failed(deps, client, { reason: 'invalid_token', userId: null, detail: verification.reason });
   }
 
-  const { claims } = verification;
+  return settleSignIn(verification.claims, deps, client, 1);
+}
+
+/**
+ * How many times a verified sign-in reads the account again after a concurrent change made its
+ * first read stale (an erasure, a status or role change, a racing first sign-in); beyond that the
+ * account keeps changing under it, and the client is told to try again (503).
+ */
+const MAX_SETTLE_ATTEMPTS = 3;
+
+/** The sign-in of a verified identity: the account read, then the session started under its lock. */
+async function settleSignIn(claims: IdTokenClaims, deps: AdultSignInDeps, client: AdultSignInClient, attempt: number): Promise<AdultSignIn> {
+  if (attempt > MAX_SETTLE_ATTEMPTS) {
+    return { ok: false, problem: problem('service_unavailable', { detail: 'The account changed during the sign-in; try again.' }) };
+  }
   const db = await deps.database.get();
   const existing = await findAdultByIdentity(db, claims.issuer, claims.subject);
   const now = deps.clock.now();
@@ -70,21 +87,31 @@ export async function signInAdult(idToken: string, deps: AdultSignInDeps, client
       return await failed(deps, client, { reason, userId: found.id, created: !existing }, existing ? undefined : found);
     }
 
-    const contact = existing ? contactChange(existing, claims) : undefined;
-    const user = contact ? { ...found, ...contact, updatedAt: nowIso } : found;
-    const started = await db.transaction(async (tx) => {
+    const signedIn = await db.transaction(async (tx) => {
       if (!existing) {
-        await insertUser(tx, user);
-      } else if (contact) {
-        await refreshAdultContact(tx, user.id, contact, nowIso);
+        await insertUser(tx, found);
+        return { user: found, started: await startSignedInSession(tx, found, deps, { created: true, role: found.role }, client.clientLabel) };
       }
-      return startSignedInSession(tx, user, deps, { created: !existing, role: user.role }, client.clientLabel);
+      // Under the account's lock, which its erasure takes too, the account is read again: an
+      // erasure that committed after the first read left a tombstone (no identity any more), a
+      // status or role change a different account; then the sign-in starts over from the identity
+      // (after an erasure, as a new account, as any sign-in after it would). Nothing is written to
+      // a tombstone: no contact data, no session.
+      await tx.lock(parentAccountLock(existing.id));
+      const current = await findUserById(tx, existing.id);
+      if (current?.status !== 'active' || current.issuer !== claims.issuer || current.subject !== claims.subject) return undefined;
+      const contact = contactChange(current, claims);
+      if (contact && !(await refreshAdultContact(tx, current.id, contact, nowIso))) return undefined;
+      const user = contact ? { ...current, ...contact, updatedAt: nowIso } : current;
+      return { user, started: await startSignedInSession(tx, user, deps, { created: false, role: user.role }, client.clientLabel) };
     });
+    if (!signedIn) return settleSignIn(claims, deps, client, attempt + 1);
+    const { user, started } = signedIn;
     reportSignIn(deps, user, { created: !existing, role: user.role });
     return { ok: true, user, started, created: !existing };
   } catch (error) {
     // Two first sign-ins of one identity raced; the other one created the row. Sign in again as the existing user.
-    if (!existing && error instanceof UniqueViolationError) return signInAdult(idToken, deps, client);
+    if (!existing && error instanceof UniqueViolationError) return settleSignIn(claims, deps, client, attempt + 1);
     throw error;
   }
 }

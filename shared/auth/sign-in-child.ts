@@ -1,6 +1,6 @@
 import type { LoginFailureReason } from '../audit/audit-event';
 import { writeAudit } from '../audit/write-audit';
-import { claimVerifiedSecret, findChildByUsername, lockChild } from '../children/child-account-store';
+import { claimVerifiedSecret, findChildById, findChildByUsername, lockChild } from '../children/child-account-store';
 import type { ChildAccount } from '../children/child-account';
 import type { Database, SqlExecutor } from '../db/database';
 import { problem, type Problem } from '../errors/problem';
@@ -13,8 +13,9 @@ import type { User } from '../users/user';
 import { findUserById } from '../users/user-store';
 import type { ChildAuthDeps } from './auth-deps';
 import { readSubmittedUsername } from './child/child-username';
+import { HashingOverloadedError, type HashWork } from './child/secret-hasher';
 import { checkThrottle, lockThrottle, recordFailure, recordSuccess, type ThrottleRefusal } from './child/sign-in-throttle';
-import { throttleKeys, type ThrottleKeys } from './child/throttle-keys';
+import { clientAddressBucket, throttleKeys, type ThrottleKeys } from './child/throttle-keys';
 import { reportSignIn, startSignedInSession } from './signed-in-session';
 
 export type ChildSignInDeps = ChildAuthDeps;
@@ -37,6 +38,9 @@ type Settlement =
   | { outcome: 'inactive'; reason: 'pending_approval' | 'disabled' }
   | { outcome: 'stale' }
   | { outcome: 'throttled'; refusal: ThrottleRefusal };
+
+/** The id `failed` reads for a name that is no account: a row no child can have (ids are UUIDs). */
+const NO_CHILD_ID = 'no-such-child';
 
 /**
  * One answer for an unknown username, a wrong secret and a locked account: same status, same
@@ -66,12 +70,20 @@ export async function signInChild(attempt: ChildSignInAttempt, deps: ChildSignIn
   // Deleted accounts are gone for sign-in purposes, but keep their username reserved. A spelling
   // that is not a valid name is an unknown username: same answer, same dummy verification.
   const account = child && child.deletedAt === null ? child : undefined;
+  // Argon2's waiting line serves client addresses in turn, so one client's flood cannot make
+  // another's sign-in wait behind all of it; a full line or a long wait answers 503, recording nothing.
+  const work: HashWork = { client: attempt.clientAddress === null ? 'unknown' : clientAddressBucket(attempt.clientAddress) };
   let verified: { valid: boolean; needsRehash: boolean };
-  if (account) {
-    verified = await deps.hasher.verify(account.secretHash, attempt.secret);
-  } else {
-    await deps.hasher.verifyDummy(attempt.secret);
-    verified = { valid: false, needsRehash: false };
+  try {
+    if (account) {
+      verified = await deps.hasher.verify(account.secretHash, attempt.secret, work);
+    } else {
+      await deps.hasher.verifyDummy(attempt.secret, work);
+      verified = { valid: false, needsRehash: false };
+    }
+  } catch (error) {
+    if (error instanceof HashingOverloadedError) return overloaded(deps, error);
+    throw error;
   }
 
   if (!account || !verified.valid || account.lockedAt !== null) {
@@ -81,7 +93,7 @@ export async function signInChild(attempt: ChildSignInAttempt, deps: ChildSignIn
 
   // The secret is proven: from here on the answers may differ. A rehash is computed before the
   // transaction: on SQLite a transaction holds the instance's only connection.
-  const rehashed = verified.needsRehash ? await deps.hasher.hash(attempt.secret) : undefined;
+  const rehashed = verified.needsRehash ? await rehash(attempt.secret, work, deps) : undefined;
   const settled = await db.transaction(async (tx): Promise<Settlement> => {
     // The throttle's locks first, as a failure takes them; a parent's change of secret takes the
     // username's lock too, so it waits for this sign-in (and then revokes its session), and a
@@ -135,32 +147,40 @@ async function failed(
   reason: LoginFailureReason,
 ): Promise<ChildSignIn> {
   const outcome = await db.transaction(async (tx) => {
-    const record = await recordFailure(await lockThrottle(tx, keys), deps.clock.now(), { random: deps.random });
-    if (!record.allowed) return { record, notice: undefined };
-    await auditFailure(tx, deps, account?.userId ?? null, reason);
-    if (!record.lockNow || !account || account.lockedAt !== null) return { record, notice: undefined };
+    const lock = await lockThrottle(tx, keys);
+    // Read again under the username's lock, which the child's deletion and erasure take too: a
+    // child deleted or erased since the first read is an unknown name now, and no audit row or
+    // lock is written about it (the name's failure is counted as any unknown name's is). Read for
+    // an unknown name too (an id nothing has), so the failure's work does not tell them apart.
+    // After the failure is recorded: that takes the address's lock, which comes before any row.
+    const record = await recordFailure(lock, deps.clock.now(), { random: deps.random });
+    const current = await findChildById(tx, account?.userId ?? NO_CHILD_ID);
+    const still = account && current && current.deletedAt === null ? account : undefined;
+    if (!record.allowed) return { record, notice: undefined, userId: still?.userId ?? null };
+    await auditFailure(tx, deps, still?.userId ?? null, account && !still ? 'user_not_found' : reason);
+    if (!record.lockNow || !still || still.lockedAt !== null) return { record, notice: undefined, userId: still?.userId ?? null };
     // Only the statement that changes the row locks: two sign-ins that both counted a tenth
     // failure (on two instances) make one lock, one audit row and one notice to the parent.
     const lockedAt = deps.clock.now().toISOString();
-    if (!(await lockChild(tx, account.userId, lockedAt))) return { record, notice: undefined };
+    if (!(await lockChild(tx, still.userId, lockedAt))) return { record, notice: undefined, userId: still.userId };
     await writeAudit(
       tx,
       {
         eventType: 'authn_login_lock',
         outcome: 'success',
         actorUserId: null,
-        subjectUserId: account.userId,
+        subjectUserId: still.userId,
         details: { consecutiveFailures: record.consecutiveFailures },
       },
       deps,
     );
     // The parent's notice is an outbox row of this transaction: enqueued after the commit, and
     // owed (sent by the catch-up) if the queue cannot take it now.
-    const notice = await recordChildLockedNotice(tx, { parentId: account.parentId, childId: account.userId, lockedAt }, deps);
-    return { record, notice };
+    const notice = await recordChildLockedNotice(tx, { parentId: still.parentId, childId: still.userId, lockedAt }, deps);
+    return { record, notice, userId: still.userId };
   });
   const { record } = outcome;
-  if (!record.allowed) return throttled(db, deps, record, account?.userId ?? null);
+  if (!record.allowed) return throttled(db, deps, record, outcome.userId);
   if (outcome.notice) {
     deps.logger.warn(
       { accountType: 'child', consecutiveFailures: record.consecutiveFailures, noticeId: outcome.notice.id },
@@ -215,6 +235,35 @@ async function throttled(db: SqlExecutor, deps: ChildSignInDeps, refusal: Thrott
     problem: problem('too_many_attempts', {
       detail: 'Too many failed sign-ins; wait before trying again.',
       headers: { 'Retry-After': String(refusal.retryAfterSeconds) },
+    }),
+  };
+}
+
+/**
+ * The new hash of a proven secret whose stored hash has old parameters; undefined when Argon2's
+ * line has no room now: the sign-in goes ahead and the next one rehashes.
+ */
+async function rehash(secret: string, work: HashWork, deps: ChildSignInDeps): Promise<string | undefined> {
+  try {
+    return await deps.hasher.hash(secret, work);
+  } catch (error) {
+    if (error instanceof HashingOverloadedError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * 503 with `Retry-After`: Argon2's waiting line refused the attempt before it was verified. Nothing
+ * was counted or audited (the attempt proved nothing), so a client sent away here loses nothing.
+ */
+function overloaded(deps: ChildSignInDeps, error: HashingOverloadedError): ChildSignIn {
+  deps.logger.warn({ accountType: 'child', reason: error.refusal.reason, retryAfterSeconds: error.retryAfterSeconds }, 'sign-in refused: hashing overloaded');
+  deps.telemetry.trackEvent('auth.failure', { reason: 'overloaded', accountType: 'child' });
+  return {
+    ok: false,
+    problem: problem('service_unavailable', {
+      detail: 'Too many sign-ins are waiting; try again shortly.',
+      headers: { 'Retry-After': String(error.retryAfterSeconds) },
     }),
   };
 }

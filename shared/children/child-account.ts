@@ -1,4 +1,7 @@
 import type { Section, UserStatus } from '../users/user';
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
+import { entityId, section, timestamp, userStatus } from '../validation/api-fields';
 
 export type SecretKind = 'pin' | 'password';
 
@@ -39,3 +42,15 @@ export function toChildAccountView(child: ChildAccount): ChildAccountView {
     createdAt: child.createdAt,
   };
 }
+
+/** The shape of `ChildAccountView`, for the OpenAPI document. */
+export const childAccountViewSchema = lazySchema(() =>
+  z.strictObject({
+    id: entityId(),
+    username: z.string(),
+    status: userStatus(),
+    scopes: z.array(section()),
+    locked: z.boolean(),
+    createdAt: timestamp(),
+  }),
+);

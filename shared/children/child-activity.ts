@@ -6,6 +6,9 @@ import type { DatabaseProvider } from '../db/lazy-database';
 import { problem, type Problem } from '../errors/problem';
 import type { User } from '../users/user';
 import { findChildById } from './child-account-store';
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
+import { timestamp } from '../validation/api-fields';
 
 /**
  * `GET /api/v1/children/{id}/activity`: what a parent may see of a child's account from the audit
@@ -99,3 +102,12 @@ export async function listChildActivity(
   }
   return { ok: true, value: await readChildActivity(db, childId, page) };
 }
+
+/** The shape of `ActivityItem`, for the OpenAPI document. */
+export const activityItemSchema = lazySchema(() =>
+  z.strictObject({
+    time: timestamp(),
+    outcome: z.enum(['signed_in', 'sign_in_failed', 'locked', 'section_refused'] as const satisfies readonly ActivityOutcome[]),
+    reason: z.nullable(z.string()),
+  }),
+);

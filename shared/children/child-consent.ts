@@ -1,4 +1,7 @@
 import { SECTIONS, type Section } from '../users/user';
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
+import { entityId, section, timestamp } from '../validation/api-fields';
 
 /**
  * How a parent's consent was given. `account_holder_confirmation`: the signed-in account holder
@@ -53,3 +56,16 @@ export function canonicalSections(sections: Iterable<Section>): Section[] {
   const chosen = new Set(sections);
   return SECTIONS.filter((section) => chosen.has(section));
 }
+
+/** The shape of `ChildConsentView`, for the OpenAPI document. */
+export const childConsentViewSchema = lazySchema(() =>
+  z.strictObject({
+    id: entityId(),
+    termsVersion: z.string(),
+    sections: z.array(section()),
+    method: z.enum(CONSENT_METHODS),
+    givenAt: timestamp(),
+    replacedAt: z.nullable(timestamp()),
+    withdrawnAt: z.nullable(timestamp()),
+  }),
+);

@@ -18,7 +18,7 @@ export const createChildBody = lazySchema(() =>
   z.union([
     z.strictObject({ username: username(), pin: pin(), scopes: scopes() }),
     z.strictObject({ username: username(), password: password(), scopes: scopes() }),
-  ]),
+  ], { error: 'Send either pin or password, not both.' }),
 );
 
 export const updateChildBody = lazySchema(() =>

@@ -25,19 +25,22 @@ export interface ChildManagementDeps extends ChildAuthDeps {
   consentTermsVersion: string;
 }
 
+/** What a valid secret looks like, per kind: the one sentence every refusal of that kind carries. */
+const SECRET_RULES = {
+  pin: 'A PIN has 6 to 12 digits and must not be common, a run or one repeated digit.',
+  password: 'A password has 8 to 128 characters and must not be a common password or the username.',
+} as const;
+
 /**
- * Checks a new PIN or password against the contract's rules; the problem never says which rule
- * (or the value), only what a valid one looks like.
+ * Checks a new PIN or password against the contract's rules. The problem's `errors` entry points
+ * at the field and names the broken rule (`too_short`, `sequence`, `common`, …) so an app can say
+ * what to change; neither it nor the detail ever holds the value.
  */
 export function checkNewSecret(secret: ChildSecretInput, username: string): Problem | undefined {
-  if (secret.kind === 'pin') {
-    return checkPin(secret.value).ok
-      ? undefined
-      : problem('weak_secret', { detail: 'A PIN has 6 to 12 digits and must not be common, a run or one repeated digit.' });
-  }
-  return checkPassword(secret.value, username).ok
-    ? undefined
-    : problem('weak_secret', { detail: 'A password has 8 to 128 characters and must not be a common password.' });
+  const check = secret.kind === 'pin' ? checkPin(secret.value) : checkPassword(secret.value, username);
+  if (check.ok) return undefined;
+  const detail = SECRET_RULES[secret.kind];
+  return problem('weak_secret', { detail, errors: [{ pointer: `/${secret.kind}`, code: check.rule, detail }] });
 }
 
 const usernameTaken = (): Problem => problem('username_taken', { detail: 'That username is already in use.' });

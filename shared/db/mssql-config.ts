@@ -57,7 +57,8 @@ export function mssqlConfigFromConnectionString(connectionString: string): mssql
       return config;
     default:
       throw new ConfigError([
-        `SQL_CONNECTION_STRING: Authentication "${scrubSecrets(authentication)}" is not supported; use one of: ${SUPPORTED_AUTHENTICATION_VALUES.join(', ')}`,
+        // Names only: the line goes to the log, and a value pasted into the wrong keyword may be a secret.
+        `SQL_CONNECTION_STRING: the value of its Authentication keyword is not supported; use one of: ${SUPPORTED_AUTHENTICATION_VALUES.join(', ')}`,
       ]);
   }
 }

@@ -13,6 +13,7 @@ export const ERROR_CATALOGUE = {
   account_disabled: { status: 403, title: 'Account disabled' },
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
   username_taken: { status: 409, title: 'Username taken' },
   invalid_transition: { status: 409, title: 'Invalid transition' },
   children_not_erased: { status: 409, title: 'Child accounts not erased' },

@@ -1,3 +1,5 @@
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
 import { ERROR_CATALOGUE, isServerError, type ErrorCode } from './error-catalogue';
 
 /**
@@ -9,14 +11,28 @@ export interface Problem {
   readonly code: ErrorCode;
   /** Safe for the client: never echoes submitted values. */
   readonly detail?: string;
+  /** One entry per failing field of the request body (`invalid_request`, `weak_secret`). */
+  readonly errors?: readonly FieldError[];
   readonly headers?: Readonly<Record<string, string>>;
   readonly cause?: unknown;
   /** Where a server-side problem came from, for the error line when there is no cause with a stack. */
   readonly stack?: string;
 }
 
+/**
+ * A failing field of a request body: the `errors` extension member of a problem (RFC 9457 §3.2).
+ * `pointer` is a JSON Pointer (RFC 6901) into the body as sent ("" for the body itself); `code`
+ * says what is wrong; `detail` what a valid value looks like. Neither ever holds the submitted value.
+ */
+export interface FieldError {
+  pointer: string;
+  code: string;
+  detail: string;
+}
+
 export interface ProblemOptions {
   detail?: string;
+  errors?: readonly FieldError[];
   headers?: Record<string, string>;
   cause?: unknown;
 }
@@ -35,6 +51,7 @@ export function problem(code: ErrorCode, options: ProblemOptions = {}): Problem 
     kind: 'problem',
     code,
     ...(options.detail === undefined ? {} : { detail: options.detail }),
+    ...(options.errors === undefined ? {} : { errors: options.errors }),
     headers,
     ...(options.cause === undefined ? {} : { cause: options.cause }),
     // A 5xx is logged with a stack; when nothing below supplied one, record where the failure was decided.
@@ -56,6 +73,7 @@ export interface ProblemBody {
   status: number;
   code: ErrorCode;
   detail?: string;
+  errors?: FieldError[];
   traceId: string;
 }
 
@@ -68,6 +86,20 @@ export function problemBody(value: Problem, traceId: string): ProblemBody {
     status: entry.status,
     code: value.code,
     ...(value.detail === undefined ? {} : { detail: value.detail }),
+    ...(value.errors === undefined ? {} : { errors: value.errors.map((entry) => ({ ...entry })) }),
     traceId,
   };
 }
+
+/** The shape of `problemBody` (every code of the catalogue), for the OpenAPI document. */
+export const problemBodySchema = lazySchema(() =>
+  z.strictObject({
+    type: z.literal('about:blank'),
+    title: z.string(),
+    status: z.number().check(z.int()),
+    code: z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]),
+    detail: z.optional(z.string()),
+    errors: z.optional(z.array(z.strictObject({ pointer: z.string(), code: z.string(), detail: z.string() }))),
+    traceId: z.string(),
+  }),
+);

@@ -1,3 +1,6 @@
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
+
 /** One dependency the app needs to serve requests. */
 export interface ReadinessProbe {
   readonly dependency: string;
@@ -48,3 +51,11 @@ function rejectOnAbort(signal: AbortSignal): Promise<never> {
     });
   });
 }
+
+/** `GET /api/health`'s body, for the OpenAPI document. */
+export const healthSchema = lazySchema(() => z.strictObject({ status: z.literal('ok') }));
+
+/** `GET /api/ready`'s body when every dependency answers. */
+export const readinessSchema = lazySchema(() =>
+  z.strictObject({ status: z.literal('ready'), checks: z.record(z.string(), z.enum(['ok', 'unavailable'])) }),
+);

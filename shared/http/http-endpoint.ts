@@ -10,6 +10,7 @@ import { HTTP_REQUEST_BUDGET_MS, runWithTimeBudget } from '../resilience/time-bu
 import type { Session } from '../sessions/session';
 import type { Telemetry } from '../telemetry/telemetry';
 import type { Section, User } from '../users/user';
+import { corsHeaders } from './cors';
 import { readJsonBody } from './read-json-body';
 import { refuseRepeatedQueryKeys } from './read-query';
 import { resolveTraceId } from './trace-context';
@@ -68,6 +69,8 @@ export interface HttpPipelineDeps {
   telemetry: Telemetry;
   /** Checks the `Authorization` header of authenticated endpoints (the session authenticator). */
   authenticate?: (authorization: string | null) => Promise<Authentication>;
+  /** `CORS_ALLOWED_ORIGINS`: browser origins whose requests get `Access-Control-Allow-Origin`; empty: CORS off. */
+  corsAllowedOrigins?: readonly string[];
 }
 
 type BodyOf<S> = S extends Validator<infer T> ? T : undefined;
@@ -125,7 +128,10 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
               ? problem('service_unavailable', { cause: error })
               : problem('internal_error', { cause: error });
         }
-        const response = toResponse(result, traceId, requestId);
+        const response = toResponse(result, traceId, requestId, {
+          head: request.method === 'HEAD',
+          cors: corsHeaders(request.headers.get('origin'), deps.corsAllowedOrigins ?? []),
+        });
         logRequestHandled(log, deps.telemetry, {
           endpoint: endpointLabel,
           statusCode: response.status ?? 200,
@@ -164,22 +170,33 @@ async function runHandler<S extends Validator<unknown> | undefined, A extends bo
   return handler({ ...scope, body, ...(caller ? { caller } : {}) } as EndpointScope<S, A>);
 }
 
-function toResponse(result: EndpointResult, traceId: string, requestId: string): HttpResponseInit {
+/**
+ * The answer as the host sends it. A `HEAD` answer has the headers a `GET` would have and no
+ * body (RFC 9110 §9.3.2), whichever host runs the app.
+ */
+function toResponse(
+  result: EndpointResult,
+  traceId: string,
+  requestId: string,
+  request: { head: boolean; cors: Record<string, string> },
+): HttpResponseInit {
+  const withBody = (response: HttpResponseInit & { body: string }): HttpResponseInit =>
+    request.head ? { status: response.status, headers: response.headers } : response;
   if (isProblem(result)) {
     const body = problemBody(result, traceId);
-    return {
+    return withBody({
       status: body.status,
-      headers: { ...BASE_HEADERS, ...result.headers, 'Content-Type': 'application/problem+json', 'X-Request-Id': requestId },
+      headers: { ...BASE_HEADERS, ...request.cors, ...result.headers, 'Content-Type': 'application/problem+json', 'X-Request-Id': requestId },
       body: JSON.stringify(body),
-    };
+    });
   }
-  const headers: Record<string, string> = { ...BASE_HEADERS, ...result.headers, 'X-Request-Id': requestId };
+  const headers: Record<string, string> = { ...BASE_HEADERS, ...request.cors, ...result.headers, 'X-Request-Id': requestId };
   if (result.jsonBody === undefined) return { status: result.status, headers };
-  return {
+  return withBody({
     status: result.status,
     headers: { ...headers, 'Content-Type': 'application/json; charset=utf-8' },
     body: JSON.stringify(result.jsonBody),
-  };
+  });
 }
 
 interface HandledRequest {

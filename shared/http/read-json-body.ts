@@ -1,7 +1,7 @@
 import type { HttpRequest } from '@azure/functions';
-import type * as z from 'zod/mini';
 import type { Validator } from '../validation/lazy-schema';
 import { problem, type Problem } from '../errors/problem';
+import { fieldErrorsOf, summarizeFieldErrors } from '../validation/field-errors';
 
 /** The contract's request body limit. */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -16,8 +16,9 @@ const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
 /**
  * Reads, parses and validates a JSON request body without ever holding more than the limit:
  * 413 over 16 KiB (by `Content-Length` or while streaming), 415 for a non-JSON content type,
- * 400 for anything that is not JSON or breaks the schema, or that arrived empty (a body without
- * `Content-Length` arrives empty under the Functions host). Details never echo submitted values.
+ * 400 for anything that is not JSON or breaks the schema (with an `errors` entry per failing field),
+ * or that arrived empty (a body without `Content-Length` arrives empty under the Functions host).
+ * Details never echo submitted values.
  */
 export async function readJsonBody<T>(request: HttpRequest, schema: Validator<T>): Promise<BodyResult<T>> {
   const declaredLength = Number(request.headers.get('content-length') ?? '0');
@@ -47,7 +48,8 @@ export async function readJsonBody<T>(request: HttpRequest, schema: Validator<T>
   }
   const result = schema.safeParse(parsed);
   if (!result.success) {
-    return { ok: false, problem: problem('invalid_request', { detail: describeIssues(result.error.issues) }) };
+    const errors = fieldErrorsOf(result.error.issues, parsed);
+    return { ok: false, problem: problem('invalid_request', { detail: summarizeFieldErrors(errors), errors }) };
   }
   return { ok: true, value: result.data };
 }
@@ -76,31 +78,4 @@ async function readCapped(request: HttpRequest): Promise<Uint8Array | 'too_large
     chunks.push(value);
   }
   return Buffer.concat(chunks);
-}
-
-/**
- * A client-safe summary of validation issues: field paths and what was expected, never the values
- * (nor the names of unknown fields, which are themselves submitted text).
- */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const parts = issues.slice(0, 5).map((issue) => {
-    const path = issue.path.filter((segment) => typeof segment !== 'symbol').join('.') || 'body';
-    switch (issue.code) {
-      case 'unrecognized_keys':
-        return `${path}: unknown fields are not allowed`;
-      case 'invalid_type':
-        return `${path}: expected ${issue.expected}`;
-      case 'too_small':
-        return `${path}: too short or too small`;
-      case 'too_big':
-        return `${path}: too long or too large`;
-      case 'invalid_format':
-        return `${path}: wrong format`;
-      case 'invalid_value':
-        return `${path}: not an allowed value`;
-      default:
-        return `${path}: invalid`;
-    }
-  });
-  return `Invalid body: ${parts.join('; ')}.`;
 }

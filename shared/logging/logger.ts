@@ -45,7 +45,12 @@ export interface CreateLoggerOptions {
   destination?: DestinationStream;
   /** Development only: pipe lines through pino-pretty for a human reader. */
   pretty?: boolean;
+  /** Told of every error-level line (`error-line-exceptions.ts` makes them telemetry exceptions). */
+  onErrorLine?: (fields: Readonly<Record<string, unknown>>, message: string) => void;
 }
+
+/** pino's number of the `error` level; `fatal` (60) folds into it. */
+const ERROR_LEVEL = 50;
 
 /**
  * Creates the app's logger: one JSON object per line with `timestamp` (ISO 8601 UTC), `level` as a
@@ -73,6 +78,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
         log: (object) => redactSecretFields(object, ERROR_KEY),
       },
       serializers: { [ERROR_KEY]: (error: unknown) => redactSecretFields(pino.stdSerializers.err(error as Error)) },
+      ...(options.onErrorLine ? { hooks: { logMethod: errorLineHook(options.onErrorLine) } } : {}),
     },
     destination,
   );
@@ -182,6 +188,24 @@ function redactBindings(logger: PinoInternals): void {
   }
   logger[pino.symbols.chindingsSym] = clean;
   logger[CLEAN_BINDINGS] = clean;
+}
+
+/** pino's `logMethod` hook: tells `listener` of each error-level line, then writes it as usual. */
+function errorLineHook(listener: NonNullable<CreateLoggerOptions['onErrorLine']>) {
+  return function logMethod(this: Logger, args: Parameters<pino.LogFn>, method: pino.LogFn, level: number): void {
+    if (level >= ERROR_LEVEL) {
+      const [first, second] = args as unknown[];
+      const fields = typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : {};
+      const message = typeof first === 'string' ? first : typeof second === 'string' ? second : '';
+      // A listener's failure must never cost the line.
+      try {
+        listener(fields, message);
+      } catch {
+        // The line below is the record that matters.
+      }
+    }
+    method.apply(this, args);
+  };
 }
 
 /** Loaded lazily: pino-pretty is a development dependency and production never asks for it. */

@@ -30,7 +30,8 @@ export function buildFanoutDeps(
 ): FanoutDeps & { providerKinds?: BuiltDeliveryProviders['kinds'] } {
   const { config } = services;
   const logger =
-    options.logger ?? createLogger({ service: FANOUT_SERVICE_NAME, level: config.logLevel, pretty: config.logPretty });
+    options.logger ??
+    createLogger({ service: FANOUT_SERVICE_NAME, level: config.logLevel, pretty: config.logPretty, onErrorLine: services.onErrorLine });
   const shutdown = options.shutdown ?? services.shutdown;
   const built = options.providers
     ? undefined

@@ -90,3 +90,6 @@ export async function updatePreferences(
 export function isOn(value: SqlValue): boolean {
   return value === 1 || value === true || value === '1';
 }
+
+/** The shape of `NotificationPreferences`, for the OpenAPI document. */
+export const preferencesSchema = lazySchema(() => z.strictObject({ push: z.boolean(), sms: z.boolean(), email: z.boolean() }));

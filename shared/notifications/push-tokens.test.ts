@@ -109,9 +109,9 @@ describe('a token registered by another account', () => {
   it('moves to the new account and names the account it was taken from', async () => {
     const first = await addAdult(db);
     const second = await addAdult(db);
-    expect(await db.transaction((tx) => registerPushToken(tx, first.id, token(1), at(0)))).toEqual({ movedFromUserId: null });
-    expect(await db.transaction((tx) => registerPushToken(tx, first.id, token(1), at(1)))).toEqual({ movedFromUserId: null });
-    expect(await db.transaction((tx) => registerPushToken(tx, second.id, token(1), at(2)))).toEqual({ movedFromUserId: first.id });
+    expect(await db.transaction((tx) => registerPushToken(tx, first.id, token(1), at(0)))).toEqual({ registered: true, movedFromUserId: null });
+    expect(await db.transaction((tx) => registerPushToken(tx, first.id, token(1), at(1)))).toEqual({ registered: true, movedFromUserId: null });
+    expect(await db.transaction((tx) => registerPushToken(tx, second.id, token(1), at(2)))).toEqual({ registered: true, movedFromUserId: first.id });
     expect(await countPushTokens(db, first.id)).toBe(0);
     expect(await countPushTokens(db, second.id)).toBe(1);
   });

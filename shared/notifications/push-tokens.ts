@@ -26,16 +26,20 @@ export const pushTokenBody = lazySchema(() => z.strictObject({ token: z.string()
  * Pass a transaction: the upsert and the trim belong together. It locks the token, then the user:
  * two registrations of one device take turns (so the second sees and reports the move), and so do
  * two of one user's devices (each trim counts the other's row, so the user keeps at most 10).
+ * Under the user's lock, which an erasure takes too, it registers nothing (`registered: false`)
+ * for a user who is no longer active: a registration that raced the erasure of its account must
+ * not leave a device behind the tombstone.
  */
 export async function registerPushToken(
   tx: TransactionExecutor,
   userId: string,
   token: string,
   now: string,
-): Promise<{ movedFromUserId: string | null }> {
+): Promise<{ registered: boolean; movedFromUserId: string | null }> {
   // The token itself is personal data and may be longer than a lock name: its digest names the lock.
   await tx.lock(`push-token:${createHash('sha256').update(token).digest('hex')}`);
-  await tx.lock(`push-tokens:user:${userId}`);
+  await tx.lock(userSettingsLock(userId));
+  if (!(await isActiveUser(tx, userId))) return { registered: false, movedFromUserId: null };
   const values = { token, userId, now };
   const [previous] = await tx.query<{ userId: string }>('SELECT userId FROM PushTokens WHERE token = @token', { token });
   const move = () => tx.execute('UPDATE PushTokens SET userId = @userId, updatedAt = @now WHERE token = @token', values);
@@ -49,7 +53,22 @@ export async function registerPushToken(
     }
   }
   await trimDevices(tx, userId);
-  return { movedFromUserId: previous && previous.userId !== userId ? previous.userId : null };
+  return { registered: true, movedFromUserId: previous && previous.userId !== userId ? previous.userId : null };
+}
+
+/**
+ * The lock of a user's notification settings (devices and preferences): taken by a registration
+ * (after the token's), a change of preferences and an erasure, so neither change can land after
+ * the erasure removed the user's rows.
+ */
+export function userSettingsLock(userId: string): string {
+  return `push-tokens:user:${userId}`;
+}
+
+/** Whether `userId` is an active user; read under `userSettingsLock` by the changes it guards. */
+export async function isActiveUser(tx: SqlExecutor, userId: string): Promise<boolean> {
+  const rows = await tx.query<{ status: string }>("SELECT status FROM Users WHERE id = @userId AND status = 'active'", { userId });
+  return rows.length > 0;
 }
 
 /** Removes `token` if it is registered to `userId`; someone else's token is left alone. Resolves whether a row went. */

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import { toClientLabel, type ClientLabel } from './client-label';
 import type { LiveSession } from './session';
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
+import { timestamp } from '../validation/api-fields';
+import { CLIENT_LABELS } from './client-label';
 
 /**
  * A session as `GET /api/v1/me/sessions` and `GET /api/v1/children/{id}/sessions` show it. Its
@@ -55,3 +59,15 @@ export function toSessionView(session: LiveSession, currentRowId: string | null)
     current: session.id === currentRowId,
   };
 }
+
+/** The shape of `SessionView`, for the OpenAPI document. */
+export const sessionViewSchema = lazySchema(() =>
+  z.strictObject({
+    id: z.string().check(z.regex(PUBLIC_SESSION_ID)),
+    createdAt: timestamp(),
+    lastUsedAt: timestamp(),
+    expiresAt: timestamp(),
+    client: z.enum(CLIENT_LABELS),
+    current: z.boolean(),
+  }),
+);

@@ -10,6 +10,18 @@ export const TELEMETRY_EVENTS = {
   'notification.fanout': ['announcementId', 'recipients', 'channels'],
   'notification.delivery': ['channel', 'result'],
   'approval.queue_depth': ['depth', 'oldestQueuedAgeHours'],
+  // The daily cost check (shared/cost/record-daily-cost.ts); the cost alerts read the two percentages.
+  'cost.daily': [
+    'day',
+    'status',
+    'cost',
+    'currency',
+    'trailingAverage',
+    'trailingDays',
+    'percentOfTrailingAverage',
+    'expectedDaily',
+    'percentOfExpected',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type TelemetryEventName = keyof typeof TELEMETRY_EVENTS;

@@ -75,3 +75,38 @@ export async function isUsernameReserved(db: SqlExecutor, usernameKey: string, n
   );
   return rows.length > 0;
 }
+
+/**
+ * The tombstone of an adult an administrator erases (`eraseInactiveAdult`): as `tombstoneUser`,
+ * but only while the adult is still pending approval or disabled, so an approval that won a race
+ * leaves the account alone (an active adult erases themselves).
+ * @returns false when the adult was not (any longer) pending or disabled.
+ */
+export async function tombstoneInactiveAdult(tx: SqlExecutor, userId: string, now: string): Promise<boolean> {
+  const changed = await tx.execute(
+    `UPDATE Users SET status = 'erased', issuer = NULL, subject = NULL, email = NULL, phone = NULL, updatedAt = @now
+     WHERE id = @userId AND accountType = 'adult' AND status IN ('pending_approval', 'disabled')`,
+    { userId, now },
+  );
+  return changed === 1;
+}
+
+/** How many active administrators there are besides `userId` (taken under `ADMINS_LOCK`). */
+export async function countOtherActiveAdmins(db: SqlExecutor, userId: string): Promise<number> {
+  const [row] = await db.query<{ admins: number }>(
+    "SELECT COUNT(*) AS admins FROM Users WHERE accountType = 'adult' AND role = 'admin' AND status = 'active' AND id <> @userId",
+    { userId },
+  );
+  return Number(row?.admins ?? 0);
+}
+
+/**
+ * Removes the announcements the author never got published (drafts, rejected ones, and queued or
+ * approved ones, which could otherwise still go out in the name of an erased person). Published
+ * ones stay: they are community content, already delivered, and their delivery ledgers hold their
+ * id (no unpublished announcement has a ledger row: the fan-out runs only for published ones).
+ * @returns how many went.
+ */
+export async function deleteUnpublishedAnnouncements(tx: SqlExecutor, authorId: string): Promise<number> {
+  return tx.execute("DELETE FROM Announcements WHERE authorId = @authorId AND status <> 'published'", { authorId });
+}

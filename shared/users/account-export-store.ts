@@ -94,3 +94,78 @@ export async function readAuditRowsNaming(db: Database, userId: string, limit: n
   );
   return rows.map((row) => ({ ...row, details: row.details === null ? null : (JSON.parse(row.details) as AuditDetails) }));
 }
+
+export interface ExportedDeliveryRow {
+  announcementId: string;
+  channel: string;
+  result: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The user's rows of the announcements' delivery ledger, newest first: which announcement went to
+ * them by which channel, with what result (not the provider's ids or codes: the provider's
+ * bookkeeping, no fact about the person). Read through the announcements, whose ids lead the
+ * ledger's key: one seek per announcement instead of a scan of the fan-out's largest table.
+ */
+export async function readNotificationDeliveries(db: Database, userId: string, limit: number): Promise<ExportedDeliveryRow[]> {
+  return db.query<ExportedDeliveryRow>(
+    `SELECT d.announcementId, d.channel, d.result, d.createdAt, d.updatedAt
+     FROM Announcements a INNER JOIN NotificationDeliveries d ON d.announcementId = a.id AND d.userId = @userId
+     ORDER BY d.createdAt DESC, d.announcementId DESC, d.channel ${limitClause(db.dialect, '@limit')}`,
+    { userId, limit },
+  );
+}
+
+export interface ExportedNoticeRow {
+  id: string;
+  kind: string;
+  subjectUserId: string;
+  eventAt: string;
+  createdAt: string;
+}
+
+/** The account notices sent to the user (a child's lock, to its parent), newest first. */
+export async function readAccountNotices(db: Database, recipientUserId: string, limit: number): Promise<ExportedNoticeRow[]> {
+  return db.query<ExportedNoticeRow>(
+    `SELECT id, kind, subjectUserId, eventAt, createdAt FROM AccountNotices
+     WHERE recipientUserId = @recipientUserId ORDER BY createdAt DESC, id DESC ${limitClause(db.dialect, '@limit')}`,
+    { recipientUserId, limit },
+  );
+}
+
+export interface ExportedNoticeDeliveryRow {
+  noticeId: string;
+  channel: string;
+  result: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The ledger rows of the account notices sent to the user, newest first (no provider ids). */
+export async function readAccountNoticeDeliveries(db: Database, recipientUserId: string, limit: number): Promise<ExportedNoticeDeliveryRow[]> {
+  return db.query<ExportedNoticeDeliveryRow>(
+    `SELECT d.noticeId, d.channel, d.result, d.createdAt, d.updatedAt
+     FROM AccountNotices n INNER JOIN AccountNoticeDeliveries d ON d.noticeId = n.id
+     WHERE n.recipientUserId = @recipientUserId
+     ORDER BY d.createdAt DESC, d.noticeId DESC, d.channel ${limitClause(db.dialect, '@limit')}`,
+    { recipientUserId, limit },
+  );
+}
+
+/** When the address hard-bounced, if it is on the bounce list (`email` in its stored, canonical form). */
+export async function readEmailHardBounce(db: Database, email: string): Promise<string | null> {
+  const [row] = await db.query<{ bouncedAt: string }>('SELECT bouncedAt FROM EmailHardBounces WHERE email = @email', { email });
+  return row?.bouncedAt ?? null;
+}
+
+/** When the number last sent STOP, if that STOP is in force (no later START); `phone` in E.164. */
+export async function readSmsOptOut(db: Database, phone: string): Promise<string | null> {
+  const [row] = await db.query<{ optedOutAt: string }>(
+    `SELECT optedOutAt FROM SmsOptOuts
+     WHERE phone = @phone AND optedOutAt IS NOT NULL AND (optedInAt IS NULL OR optedInAt < optedOutAt)`,
+    { phone },
+  );
+  return row?.optedOutAt ?? null;
+}

@@ -7,6 +7,13 @@ import { findUserById, transitionUserStatus, updateUserRole } from './user-store
 
 type AdminResult = { ok: true; user: User } | { ok: false; problem: Problem };
 
+/**
+ * The lock under which the active administrators are counted or reduced: an administrator's
+ * erasure (`erase-account.ts`) and the demotion of an administrator take it, so the last one
+ * cannot go by either, nor by both at once.
+ */
+export const ADMINS_LOCK = 'users:active-admins';
+
 /** Only active adult administrators administer users. */
 export function requireAdmin(caller: User): Problem | undefined {
   return caller.accountType === 'adult' && caller.role === 'admin' && caller.status === 'active'
@@ -71,6 +78,12 @@ export async function changeUserRole(admin: User, userId: string, role: AdultRol
   const now = deps.clock.now().toISOString();
   const db = await deps.database.get();
   const revoked = await db.transaction(async (tx) => {
+    if (target.role === 'admin') {
+      await tx.lock(ADMINS_LOCK);
+      // A demotion leaves its administrator as one: unless they erased themselves meanwhile.
+      const actor = await findUserById(tx, admin.id);
+      if (actor?.status !== 'active' || actor.role !== 'admin') return null;
+    }
     // Conditional on the role just read, so the audited `from` is the role that really changed.
     if (!(await updateUserRole(tx, target.id, target.role as AdultRole, role, now))) return undefined;
     await writeAudit(
@@ -95,6 +108,7 @@ export async function changeUserRole(admin: User, userId: string, role: AdultRol
     }
     return count;
   });
+  if (revoked === null) return { ok: false, problem: problem('forbidden', { detail: 'Administrators only.' }) };
   // A concurrent change won: decide again from the role as it is now.
   if (revoked === undefined) return changeUserRole(admin, userId, role, deps);
   deps.logger.info({ subjectUserId: target.id, fromRole: target.role, toRole: role, revokedSessions: revoked }, 'user role changed');

@@ -14,8 +14,21 @@ import {
   readAuthoredAnnouncements,
   readChildrenOfParent,
   readUserDevices,
+  readNotificationDeliveries,
+  readAccountNotices,
+  readAccountNoticeDeliveries,
+  readEmailHardBounce,
+  readSmsOptOut,
 } from './account-export-store';
 import type { Section, User } from './user';
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
+import { AUDIT_EVENT_TYPES, AUDIT_OUTCOMES } from '../audit/audit-event';
+import { activityItemSchema } from '../children/child-activity';
+import { childConsentViewSchema } from '../children/child-consent';
+import { preferencesSchema } from '../notifications/notification-preferences';
+import { CLIENT_LABELS } from '../sessions/client-label';
+import { accountType, entityId, role, section, timestamp, userStatus } from '../validation/api-fields';
 
 /**
  * `GET /api/v1/me/export`: the caller's own data as one JSON document (issue 11, item 5). Each
@@ -91,12 +104,30 @@ export interface AccountExport {
   }[];
   children: ExportedChild[];
   audit: AuditEvent[];
+  /** The announcements' delivery ledger rows addressed to the caller: what went to them, how, with what result. */
+  notifications: { announcementId: string; channel: string; result: string; createdAt: string; updatedAt: string }[];
+  /** Account notices sent to the caller (a child's lock, to its parent), each with its delivery per channel. */
+  notices: ExportedNotice[];
+  /** Whether the caller's current address and number are on the bounce and STOP lists (and since when). */
+  contactLists: { emailHardBouncedAt: string | null; smsOptedOutAt: string | null };
+}
+
+export interface ExportedNotice {
+  id: string;
+  kind: string;
+  /** Whom the notice was about (the caller's child), by id. */
+  subjectUserId: string;
+  eventAt: string;
+  createdAt: string;
+  deliveries: { channel: string; result: string; createdAt: string; updatedAt: string }[];
 }
 
 /**
  * Everything the service holds about the caller: profile, contact data, preferences, devices,
  * sessions (open and ended), consents, announcements authored, a parent's children (account,
- * consents, activity; erased ones as tombstones) and the audit rows naming the caller.
+ * consents, activity; erased ones as tombstones), the audit rows naming the caller, the
+ * notifications and account notices sent to them (delivery ledgers) and whether their address and
+ * number are on the bounce and STOP lists.
  * @param caller the signed-in user and the presented session's row id.
  */
 export async function exportAccount(caller: { user: User; sessionRowId: string }, deps: ExportDeps): Promise<AccountExport> {
@@ -112,6 +143,17 @@ export async function exportAccount(caller: { user: User; sessionRowId: string }
     user.accountType === 'child' ? listConsentsOfChild(db, user.id, EXPORT_LIST_LIMIT) : Promise.resolve([]),
     user.accountType === 'adult' ? readChildrenOfParent(db, user.id, EXPORT_LIST_LIMIT) : Promise.resolve([]),
   ]);
+  const [notifications, notices, noticeDeliveries, emailHardBouncedAt, smsOptedOutAt] = await Promise.all([
+    readNotificationDeliveries(db, user.id, EXPORT_LIST_LIMIT),
+    readAccountNotices(db, user.id, EXPORT_LIST_LIMIT),
+    readAccountNoticeDeliveries(db, user.id, EXPORT_LIST_LIMIT),
+    user.email ? readEmailHardBounce(db, user.email) : Promise.resolve(null),
+    user.phone ? readSmsOptOut(db, user.phone) : Promise.resolve(null),
+  ]);
+  const deliveriesByNotice = new Map<string, ExportedNotice['deliveries']>();
+  for (const { noticeId, ...delivery } of noticeDeliveries) {
+    deliveriesByNotice.set(noticeId, [...(deliveriesByNotice.get(noticeId) ?? []), delivery]);
+  }
   const exportedChildren: ExportedChild[] = [];
   // One child at a time: a parent has a few, and the reads stay within one connection's share.
   for (const child of children) {
@@ -163,5 +205,107 @@ export async function exportAccount(caller: { user: User; sessionRowId: string }
     announcements: announcements.map((row) => ({ ...row, channels: JSON.parse(row.channels) as unknown })),
     children: exportedChildren,
     audit: audit.map((row) => (row.targetType === 'session' && row.targetId ? { ...row, targetId: publicSessionId(row.targetId) } : row)),
+    notifications,
+    notices: notices.map((notice) => ({ ...notice, deliveries: deliveriesByNotice.get(notice.id) ?? [] })),
+    contactLists: { emailHardBouncedAt, smsOptedOutAt },
   };
 }
+
+/** The shape of `AccountExport`, for the OpenAPI document. */
+export const accountExportSchema = lazySchema(() => {
+  const consent = childConsentViewSchema.schema();
+  return z.strictObject({
+    exportedAt: timestamp(),
+    profile: z.strictObject({
+      id: entityId(),
+      accountType: accountType(),
+      role: role(),
+      status: userStatus(),
+      createdAt: timestamp(),
+      updatedAt: timestamp(),
+      identity: z.nullable(z.strictObject({ issuer: z.string(), subject: z.string() })),
+      parentId: z.nullable(entityId()),
+      username: z.nullable(z.string()),
+      signInMethod: z.nullable(z.enum(['pin', 'password'])),
+      scopes: z.nullable(z.array(section())),
+    }),
+    contact: z.strictObject({ email: z.nullable(z.string()), phone: z.nullable(z.string()) }),
+    preferences: preferencesSchema.schema(),
+    devices: z.array(z.strictObject({ token: z.string(), registeredAt: timestamp(), updatedAt: timestamp() })),
+    sessions: z.array(
+      z.strictObject({
+        id: z.string(),
+        createdAt: timestamp(),
+        lastUsedAt: timestamp(),
+        expiresAt: timestamp(),
+        endedAt: z.nullable(timestamp()),
+        endReason: z.nullable(z.string()),
+        client: z.enum(CLIENT_LABELS),
+        current: z.boolean(),
+      }),
+    ),
+    consents: z.array(consent),
+    announcements: z.array(
+      z.strictObject({
+        id: entityId(),
+        title: z.string(),
+        body: z.string(),
+        channels: z.array(z.string()),
+        status: z.string(),
+        rejectionReason: z.nullable(z.string()),
+        createdAt: timestamp(),
+        updatedAt: timestamp(),
+        submittedAt: z.nullable(timestamp()),
+        reviewedAt: z.nullable(timestamp()),
+        publishedAt: z.nullable(timestamp()),
+      }),
+    ),
+    children: z.array(
+      z.strictObject({
+        id: entityId(),
+        status: userStatus(),
+        createdAt: timestamp(),
+        account: z.nullable(
+          z.strictObject({
+            username: z.string(),
+            signInMethod: z.enum(['pin', 'password']),
+            scopes: z.array(section()),
+            locked: z.boolean(),
+            deletedAt: z.nullable(timestamp()),
+          }),
+        ),
+        consents: z.array(consent),
+        activity: z.array(activityItemSchema.schema()),
+      }),
+    ),
+    audit: z.array(
+      z.strictObject({
+        id: entityId(),
+        occurredAt: timestamp(),
+        eventType: z.enum(AUDIT_EVENT_TYPES),
+        outcome: z.enum(AUDIT_OUTCOMES),
+        actorUserId: z.nullable(entityId()),
+        subjectUserId: z.nullable(entityId()),
+        targetType: z.nullable(z.string()),
+        targetId: z.nullable(z.string()),
+        reason: z.nullable(z.string()),
+        traceId: z.nullable(z.string()),
+        details: z.nullable(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))),
+      }),
+    ),
+    notifications: z.array(
+      z.strictObject({ announcementId: entityId(), channel: z.string(), result: z.string(), createdAt: timestamp(), updatedAt: timestamp() }),
+    ),
+    notices: z.array(
+      z.strictObject({
+        id: entityId(),
+        kind: z.string(),
+        subjectUserId: entityId(),
+        eventAt: timestamp(),
+        createdAt: timestamp(),
+        deliveries: z.array(z.strictObject({ channel: z.string(), result: z.string(), createdAt: timestamp(), updatedAt: timestamp() })),
+      }),
+    ),
+    contactLists: z.strictObject({ emailHardBouncedAt: z.nullable(timestamp()), smsOptedOutAt: z.nullable(timestamp()) }),
+  });
+});

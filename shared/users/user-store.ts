@@ -78,8 +78,9 @@ export async function updateAdultContact(
  * Keeps an adult's contact data current from a sign-in (it feeds notifications): a value given
  * replaces the stored one, a value left out keeps it. One statement, so two sign-ins that assert
  * different values (one the e-mail, the other the phone) cannot undo each other.
+ * Only an active adult's row: never a tombstone's (an erasure cleared it for good).
  * @param contact canonical values the provider vouched for; at least one of them.
- * @returns whether the adult's row was found.
+ * @returns whether the adult's row was found (and active).
  */
 export async function refreshAdultContact(
   tx: SqlExecutor,
@@ -89,7 +90,7 @@ export async function refreshAdultContact(
 ): Promise<boolean> {
   const changed = await tx.execute(
     `UPDATE Users SET email = COALESCE(@email, email), phone = COALESCE(@phone, phone), updatedAt = @now
-     WHERE id = @id AND accountType = 'adult'`,
+     WHERE id = @id AND accountType = 'adult' AND status = 'active'`,
     { id, email: contact.email ?? null, phone: contact.phone ?? null, now },
   );
   return changed === 1;

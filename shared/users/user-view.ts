@@ -1,4 +1,7 @@
 import type { User } from './user';
+import * as z from 'zod/mini';
+import { lazySchema } from '../validation/lazy-schema';
+import { accountType, entityId, role, timestamp, userStatus } from '../validation/api-fields';
 
 /**
  * A user as the API shows it to the user themselves (`GET /api/v1/me`) and to administrators
@@ -15,3 +18,17 @@ export function toUserView(user: User) {
     ...(user.phone ? { phone: user.phone } : {}),
   };
 }
+
+/** The fields of `toUserView`, for the OpenAPI document. */
+export const userViewFields = () => ({
+  id: entityId(),
+  role: role(),
+  status: userStatus(),
+  accountType: accountType(),
+  createdAt: timestamp(),
+  email: z.optional(z.string()),
+  phone: z.optional(z.string()),
+});
+
+/** The shape of `toUserView`. */
+export const userViewSchema = lazySchema(() => z.strictObject(userViewFields()));

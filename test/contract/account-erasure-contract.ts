@@ -10,17 +10,25 @@ import type { Database } from '../../shared/db/database';
 import { lazyDatabase } from '../../shared/db/lazy-database';
 import { createLogger } from '../../shared/logging/logger';
 import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../shared/notifications/notification-preferences';
-import { registerPushToken } from '../../shared/notifications/push-tokens';
+import { isActiveUser, registerPushToken } from '../../shared/notifications/push-tokens';
+import type { Announcement, AnnouncementStatus } from '../../shared/announcements/announcement';
+import { findAnnouncementById } from '../../shared/announcements/announcement-store';
+import { claimDelivery, finishDelivery } from '../../shared/notifications/delivery-ledger';
+import { markEmailHardBounce } from '../../shared/notifications/email-hard-bounces';
+import { claimNoticeDelivery, finishNoticeDelivery } from '../../shared/notifications/notices/account-notice-store';
+import { recordChildLockedNotice } from '../../shared/notifications/notices/account-notices';
+import { clearProviderSmsOptOut, recordProviderSmsOptOut } from '../../shared/notifications/sms-opt-outs';
+import { changePreferences, registerDevice } from '../../shared/notifications/notification-settings';
 import { manualClock } from '../../shared/ports/clock';
 import { cryptoRandom } from '../../shared/ports/random';
 import { endSession, insertSession } from '../../shared/sessions/session-store';
 import type { Session } from '../../shared/sessions/session';
 import { publicSessionId } from '../../shared/sessions/session-view';
-import { countChildrenNotErased, isUsernameReserved, reserveUsername } from '../../shared/users/account-erasure-store';
+import { countChildrenNotErased, countOtherActiveAdmins, isUsernameReserved, reserveUsername } from '../../shared/users/account-erasure-store';
 import { readAllUserSessions, readAuditRowsNaming, readUserDevices } from '../../shared/users/account-export-store';
-import { eraseChildInTransaction, eraseOwnAccount, reservedUsernameKey, USERNAME_QUARANTINE_DAYS } from '../../shared/users/erase-account';
+import { eraseChildInTransaction, eraseInactiveAdult, eraseOwnAccount, reservedUsernameKey, USERNAME_QUARANTINE_DAYS } from '../../shared/users/erase-account';
 import { exportAccount } from '../../shared/users/export-account';
-import { findUserById, insertUser } from '../../shared/users/user-store';
+import { findUserById, insertUser, refreshAdultContact } from '../../shared/users/user-store';
 import { LogSink } from '../helpers/log-sink';
 import { adultUser, childUser, ISSUER, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
 import type { TestDatabaseFactory } from './test-databases';
@@ -35,6 +43,27 @@ function stored(username: string): ChildUsername {
   const checked = checkUsername(username);
   if (!checked.ok) throw new Error(`test username ${username} is not valid`);
   return checked.username;
+}
+
+function announcement(id: string, authorId: string, status: AnnouncementStatus): Announcement {
+  const reviewed = status === 'approved' || status === 'rejected' || status === 'published';
+  return {
+    id,
+    authorId,
+    title: `About ${status}`,
+    body: 'Saturday',
+    channels: ['email'],
+    status,
+    rejectionReason: status === 'rejected' ? 'Too vague' : null,
+    createdAt: NOW,
+    updatedAt: NOW,
+    submittedAt: status === 'draft' ? null : NOW,
+    reviewedAt: reviewed ? NOW : null,
+    reviewedBy: null,
+    publishedAt: status === 'published' ? NOW : null,
+    publishedBy: null,
+    fanoutEnqueuedAt: status === 'published' ? NOW : null,
+  };
 }
 
 function session(id: string, userId: string, accountType: 'adult' | 'child'): Session {
@@ -260,6 +289,150 @@ export function describeAccountErasureContract(name: string, factory: TestDataba
       const after = await exportAccount({ user: parent, sessionRowId: parentSession }, deps(db));
       expect(after.children).toEqual([expect.objectContaining({ id: child.id, status: 'erased', account: null, consents: [expect.objectContaining({ id: numberedId(30, 'c') })] })]);
       expect(JSON.stringify(after)).not.toContain('erasable-30');
+    });
+
+    it("erases an adult's unpublished announcements (drafts, queued, approved, rejected) and keeps the published ones", async () => {
+      const db = database();
+      const author = adultUser(40, { role: 'author' });
+      const other = adultUser(41, { role: 'author' });
+      await insertUser(db, author);
+      await insertUser(db, other);
+      const statuses: AnnouncementStatus[] = ['draft', 'queued', 'approved', 'rejected', 'published'];
+      for (const [n, status] of statuses.entries()) await insertAnnouncement(db, announcement(numberedId(40 + n, 'a'), author.id, status));
+      await insertAnnouncement(db, announcement(numberedId(49, 'a'), other.id, 'draft'));
+      // The published one went out: its ledger holds the author's tombstone's announcement id.
+      const key = { announcementId: numberedId(44, 'a'), userId: other.id, channel: 'email' as const };
+      expect(await claimDelivery(db, key, NOW, isoAfter(NOW, 60_000))).toBe('claimed');
+
+      expect(await eraseOwnAccount(author, deps(db))).toEqual({ ok: true });
+      for (const [n, status] of statuses.entries()) {
+        const kept = await findAnnouncementById(db, numberedId(40 + n, 'a'));
+        expect(kept?.status, status).toBe(status === 'published' ? 'published' : undefined);
+      }
+      expect(await findAnnouncementById(db, numberedId(49, 'a'))).toMatchObject({ status: 'draft', authorId: other.id });
+      const [erased] = (await readAuditRowsNaming(db, author.id, 10)).filter((row) => row.eventType === 'account_erased');
+      expect(erased?.details).toEqual({ accountType: 'adult', sessions: 0, devices: 0, announcements: 4 });
+      // Nothing lands on the tombstone afterwards: no contact data, no device.
+      expect(await refreshAdultContact(db, author.id, { email: 'back@example.test' }, isoAfter(NOW, 1000))).toBe(false);
+      expect(await db.transaction((tx) => registerPushToken(tx, author.id, TOKEN, NOW))).toEqual({ registered: false, movedFromUserId: null });
+      expect(await readUserDevices(db, author.id)).toEqual([]);
+      expect(await isActiveUser(db, author.id)).toBe(false);
+      expect(await isActiveUser(db, other.id)).toBe(true);
+      expect(await findUserById(db, author.id)).toMatchObject({ status: 'erased', email: null, phone: null });
+    });
+
+    it('refuses the erasure of the only active administrator, and allows it while another one is active', async () => {
+      const db = database();
+      const admin = adultUser(50, { role: 'admin' });
+      await insertUser(db, admin);
+      await insertUser(db, adultUser(51, { role: 'admin', status: 'disabled' }));
+      await insertUser(db, adultUser(52, { role: 'member' }));
+      expect(await countOtherActiveAdmins(db, admin.id)).toBe(0);
+      expect(await eraseOwnAccount(admin, deps(db))).toMatchObject({ ok: false, problem: { code: 'invalid_transition' } });
+      expect(await findUserById(db, admin.id)).toEqual(admin);
+
+      const second = adultUser(53, { role: 'admin' });
+      await insertUser(db, second);
+      expect(await countOtherActiveAdmins(db, admin.id)).toBe(1);
+      expect(await eraseOwnAccount(admin, deps(db))).toEqual({ ok: true });
+      // Now the second is the last one.
+      expect(await countOtherActiveAdmins(db, second.id)).toBe(0);
+      expect(await eraseOwnAccount(second, deps(db))).toMatchObject({ ok: false, problem: { code: 'invalid_transition' } });
+    });
+
+    it('lets an administrator erase an adult pending approval or disabled, and nothing else', async () => {
+      const db = database();
+      const admin = adultUser(60, { role: 'admin' });
+      const pending = adultUser(61, { status: 'pending_approval', email: 'pending@example.test' });
+      const disabled = adultUser(62, { status: 'disabled', phone: '+447700900555' });
+      const active = adultUser(63);
+      const parentOfKid = adultUser(64, { status: 'disabled' });
+      for (const user of [admin, pending, disabled, active, parentOfKid]) await insertUser(db, user);
+      await insertChildAccount(db, { user: childUser(65, parentOfKid.id), username: stored('kid-of-disabled'), secretHash: PIN_HASH, secretKind: 'pin', scopes: [] });
+      await insertAnnouncement(db, announcement(numberedId(61, 'a'), disabled.id, 'queued'));
+
+      expect(await eraseInactiveAdult(active, pending.id, deps(db))).toMatchObject({ ok: false, problem: { code: 'forbidden' } });
+      expect(await eraseInactiveAdult(admin, active.id, deps(db))).toMatchObject({ ok: false, problem: { code: 'invalid_transition' } });
+      expect(await eraseInactiveAdult(admin, admin.id, deps(db))).toMatchObject({ ok: false, problem: { code: 'invalid_transition' } });
+      expect(await eraseInactiveAdult(admin, numberedId(65), deps(db))).toMatchObject({ ok: false, problem: { code: 'invalid_request' } });
+      expect(await eraseInactiveAdult(admin, numberedId(69), deps(db))).toMatchObject({ ok: false, problem: { code: 'not_found' } });
+      expect(await eraseInactiveAdult(admin, parentOfKid.id, deps(db))).toMatchObject({ ok: false, problem: { code: 'children_not_erased' } });
+      expect(await findUserById(db, active.id)).toEqual(active);
+      expect(await findUserById(db, parentOfKid.id)).toEqual(parentOfKid);
+
+      for (const target of [pending, disabled]) {
+        expect(await eraseInactiveAdult(admin, target.id, deps(db))).toEqual({ ok: true });
+        expect(await findUserById(db, target.id)).toEqual({ ...target, status: 'erased', issuer: null, subject: null, email: null, phone: null, updatedAt: NOW });
+        const rows = (await readAuditRowsNaming(db, target.id, 10)).filter((row) => row.eventType === 'account_erased');
+        expect(rows.map((row) => [row.actorUserId, row.subjectUserId, row.details])).toEqual([
+          [admin.id, target.id, { accountType: 'adult', sessions: 0, devices: 0, announcements: target === disabled ? 1 : 0, from: target.status }],
+        ]);
+      }
+      expect(await findAnnouncementById(db, numberedId(61, 'a'))).toBeUndefined();
+      // Erased: a tombstone is not found.
+      expect(await eraseInactiveAdult(admin, pending.id, deps(db))).toMatchObject({ ok: false, problem: { code: 'not_found' } });
+    });
+
+    it("exports what was sent to the caller: announcement deliveries, account notices with theirs, and the bounce and STOP lists", async () => {
+      const db = database();
+      const { parent, child } = await seedFamily(db, 70);
+      const author = adultUser(72, { role: 'author' });
+      await insertUser(db, author);
+      await insertUser(db, adultUser(73, { email: 'someone-else@example.test' }));
+      await insertAnnouncement(db, announcement(numberedId(70, 'a'), author.id, 'published'));
+      const mine = { announcementId: numberedId(70, 'a'), userId: parent.id, channel: 'email' as const };
+      expect(await claimDelivery(db, mine, NOW, isoAfter(NOW, 60_000))).toBe('claimed');
+      await finishDelivery(db, mine, { result: 'hard_bounce', providerCode: 'Bounced', providerMessageId: 'provider-op-1' }, isoAfter(NOW, 1000));
+      // Someone else's row of the same announcement.
+      expect(await claimDelivery(db, { ...mine, userId: numberedId(73) }, NOW, isoAfter(NOW, 60_000))).toBe('claimed');
+      const notice = await db.transaction((tx) =>
+        recordChildLockedNotice(tx, { parentId: parent.id, childId: child.id, lockedAt: NOW }, { clock: manualClock(NOW), random: cryptoRandom }),
+      );
+      expect(await claimNoticeDelivery(db, { noticeId: notice.id, channel: 'email' }, NOW, isoAfter(NOW, 60_000))).toBe('claimed');
+      await finishNoticeDelivery(db, { noticeId: notice.id, channel: 'email' }, { result: 'accepted', providerMessageId: 'provider-op-2' }, isoAfter(NOW, 2000));
+      await markEmailHardBounce(db, String(parent.email), 'Bounced', isoAfter(NOW, 3000));
+      await markEmailHardBounce(db, 'someone-else@example.test', 'Bounced', isoAfter(NOW, 3000));
+
+      const exported = await exportAccount({ user: parent, sessionRowId: session('parent-70', parent.id, 'adult').id }, deps(db));
+      expect(exported.notifications).toEqual([
+        { announcementId: numberedId(70, 'a'), channel: 'email', result: 'hard_bounce', createdAt: NOW, updatedAt: isoAfter(NOW, 1000) },
+      ]);
+      expect(exported.notices).toEqual([
+        {
+          id: notice.id,
+          kind: 'child_locked',
+          subjectUserId: child.id,
+          eventAt: NOW,
+          createdAt: NOW,
+          deliveries: [{ channel: 'email', result: 'accepted', createdAt: NOW, updatedAt: isoAfter(NOW, 2000) }],
+        },
+      ]);
+      expect(exported.contactLists).toEqual({ emailHardBouncedAt: isoAfter(NOW, 3000), smsOptedOutAt: null });
+      expect(JSON.stringify(exported)).not.toContain('provider-op');
+
+      // A STOP in force shows; a later START takes it back.
+      await recordProviderSmsOptOut(db, String(parent.phone), isoAfter(NOW, 4000));
+      expect((await exportAccount({ user: parent, sessionRowId: 'none' }, deps(db))).contactLists.smsOptedOutAt).toBe(isoAfter(NOW, 4000));
+      await clearProviderSmsOptOut(db, String(parent.phone), isoAfter(NOW, 5000));
+      expect((await exportAccount({ user: parent, sessionRowId: 'none' }, deps(db))).contactLists.smsOptedOutAt).toBeNull();
+
+      // The child: none of the parent's notices, deliveries or lists.
+      const childExport = await exportAccount({ user: child, sessionRowId: 'none' }, deps(db));
+      expect([childExport.notifications, childExport.notices, childExport.contactLists]).toEqual([[], [], { emailHardBouncedAt: null, smsOptedOutAt: null }]);
+    });
+
+    it('changes no setting of an account that is no longer active', async () => {
+      const db = database();
+      const adult = adultUser(80);
+      await insertUser(db, adult);
+      const settings = deps(db);
+      expect(await registerDevice(adult, TOKEN, settings)).toBeUndefined();
+      expect(await changePreferences(adult, { sms: false }, settings)).toEqual({ ...DEFAULT_PREFERENCES, sms: false });
+      expect(await eraseOwnAccount(adult, settings)).toEqual({ ok: true });
+      expect(await registerDevice(adult, TOKEN, settings)).toMatchObject({ code: 'unauthenticated' });
+      expect(await changePreferences(adult, { push: false }, settings)).toMatchObject({ code: 'unauthenticated' });
+      expect(await readUserDevices(db, adult.id)).toEqual([]);
+      expect(await readPreferences(db, adult.id)).toEqual(DEFAULT_PREFERENCES);
     });
   });
 }

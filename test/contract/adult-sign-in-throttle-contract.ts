@@ -7,7 +7,7 @@ import {
   type AdultSignInLimits,
   type AdultThrottleDecision,
 } from '../../shared/auth/adult-sign-in-throttle';
-import { readAdultFailureWindows } from '../../shared/auth/adult-sign-in-throttle-store';
+import { insertAdultFailure, pruneAdultFailuresBatch, readAdultFailureWindows } from '../../shared/auth/adult-sign-in-throttle-store';
 import { adultAddressThrottleKey } from '../../shared/auth/child/throttle-keys';
 import type { IdTokenVerifier } from '../../shared/auth/id-token';
 import { signInAdult, type AdultSignIn, type AdultSignInDeps } from '../../shared/auth/sign-in-adult';
@@ -164,6 +164,19 @@ export function describeAdultSignInThrottleContract(name: string, factory: TestD
       // Exactly at the window's edge the two have left it: recording the next deletes them.
       expect(await fail(db, '192.0.2.20', limits)).toEqual({ allowed: true, closes: [] });
       expect(await rowCount(db)).toBe(1);
+    });
+
+    it('prunes in batches for the sweep: at most the limit per statement, only failures at or before the cutoff', async () => {
+      const db = database();
+      await db.execute('DELETE FROM AdultSignInFailures');
+      for (let index = 0; index < 5; index += 1) {
+        await insertAdultFailure(db, { id: `sweep-${index}`, addressKey: keyOf('192.0.2.60'), failedAt: isoAfter(START, index) });
+      }
+      const cutoff = isoAfter(START, 3);
+      expect(await pruneAdultFailuresBatch(db, cutoff, 3)).toBe(3);
+      expect(await pruneAdultFailuresBatch(db, cutoff, 3)).toBe(1);
+      expect(await pruneAdultFailuresBatch(db, cutoff, 3)).toBe(0);
+      expect(await db.query<{ id: string }>('SELECT id FROM AdultSignInFailures')).toEqual([{ id: 'sweep-4' }]);
     });
 
     describe('the sign-in flow', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Announcement } from '../../shared/announcements/announcement';
 import {
+  claimFanout,
   findAnnouncementById,
   findOwedFanouts,
   insertAnnouncement,
@@ -10,6 +11,7 @@ import {
   markReviewed,
   markSubmitted,
   readApprovalQueue,
+  releaseFanoutClaim,
   updateAnnouncementContent,
 } from '../../shared/announcements/announcement-store';
 import type { Database } from '../../shared/db/database';
@@ -165,6 +167,40 @@ export function describeAnnouncementsContract(name: string, factory: TestDatabas
       await markFanoutEnqueued(db, announcementId(2), first);
       expect((await findAnnouncementById(db, announcementId(1)))?.fanoutEnqueuedAt).toBe(first);
       expect((await findAnnouncementById(db, announcementId(2)))?.fanoutEnqueuedAt).toBeNull();
+    });
+
+    it('claims an owed fan-out for one caller at a time: publishing takes it, a release or a lease gives it back', async () => {
+      const db = database();
+      await seedUsers(db);
+      await insertAnnouncement(db, draft(1, { status: 'approved' }));
+      const published = isoAfter(T0, 10);
+      const staleBefore = (now: string) => isoAfter(now, -60_000);
+      expect(await db.transaction((tx) => markPublished(tx, announcementId(1), ADMIN, published))).toBe(true);
+      // The publish step holds the claim: nobody else may enqueue while it does.
+      const retry = isoAfter(T0, 20);
+      expect(await claimFanout(db, announcementId(1), retry, staleBefore(retry))).toBe(false);
+      // Released by another claim's time: still held.
+      await releaseFanoutClaim(db, announcementId(1), retry);
+      expect(await claimFanout(db, announcementId(1), retry, staleBefore(retry))).toBe(false);
+      await releaseFanoutClaim(db, announcementId(1), published);
+      const results = await Promise.all([
+        claimFanout(db, announcementId(1), retry, staleBefore(retry)),
+        claimFanout(db, announcementId(1), retry, staleBefore(retry)),
+      ]);
+      expect([...results].sort()).toEqual([false, true]);
+      // A holder that never released: its claim is taken over once older than the lease.
+      const later = isoAfter(retry, 59_999);
+      expect(await claimFanout(db, announcementId(1), later, staleBefore(later))).toBe(false);
+      const afterLease = isoAfter(retry, 60_001);
+      expect(await claimFanout(db, announcementId(1), afterLease, staleBefore(afterLease))).toBe(true);
+      // Once enqueued, nobody claims it again, even after a release.
+      await markFanoutEnqueued(db, announcementId(1), afterLease);
+      await releaseFanoutClaim(db, announcementId(1), afterLease);
+      const muchLater = isoAfter(afterLease, 3_600_000);
+      expect(await claimFanout(db, announcementId(1), muchLater, staleBefore(muchLater))).toBe(false);
+      // Only a published announcement can be claimed.
+      await insertAnnouncement(db, draft(2, { status: 'approved' }));
+      expect(await claimFanout(db, announcementId(2), retry, staleBefore(retry))).toBe(false);
     });
 
     it('lists newest first with ties broken by id, filtered by visibility and status, a cursor per page', async () => {

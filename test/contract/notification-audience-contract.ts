@@ -32,7 +32,7 @@ const ALL = ['push', 'sms', 'email'] as const;
 
 const token = (label: string): string => `ExponentPushToken[${label}]`;
 
-async function register(db: Database, userId: string, device: string, at = NOW): Promise<{ movedFromUserId: string | null }> {
+async function register(db: Database, userId: string, device: string, at = NOW): Promise<{ registered: boolean; movedFromUserId: string | null }> {
   return db.transaction((tx) => registerPushToken(tx, userId, device, at));
 }
 
@@ -109,8 +109,8 @@ export function describeNotificationAudienceContract(name: string, factory: Test
     it('keeps push tokens that differ only in case apart', async () => {
       const db = database();
       const [one, two] = [await addAdult(db, 1), await addAdult(db, 2)];
-      expect(await register(db, one.id, token('AbC-1'))).toEqual({ movedFromUserId: null });
-      expect(await register(db, two.id, token('abc-1'))).toEqual({ movedFromUserId: null });
+      expect(await register(db, one.id, token('AbC-1'))).toEqual({ registered: true, movedFromUserId: null });
+      expect(await register(db, two.id, token('abc-1'))).toEqual({ registered: true, movedFromUserId: null });
       expect([await countPushTokens(db, one.id), await countPushTokens(db, two.id)]).toEqual([1, 1]);
       expect(await removePushToken(db, one.id, token('ABC-1'))).toBe(false);
       expect(await removePushToken(db, two.id, token('AbC-1'))).toBe(false);
@@ -122,8 +122,8 @@ export function describeNotificationAudienceContract(name: string, factory: Test
       const db = database();
       const [one, two] = [await addAdult(db, 1), await addAdult(db, 2)];
       await register(db, one.id, token('shared'));
-      expect(await register(db, two.id, token('shared'), isoAfter(NOW, 1))).toEqual({ movedFromUserId: one.id });
-      expect(await register(db, two.id, token('shared'), isoAfter(NOW, 2))).toEqual({ movedFromUserId: null });
+      expect(await register(db, two.id, token('shared'), isoAfter(NOW, 1))).toEqual({ registered: true, movedFromUserId: one.id });
+      expect(await register(db, two.id, token('shared'), isoAfter(NOW, 2))).toEqual({ registered: true, movedFromUserId: null });
       expect([await countPushTokens(db, one.id), await countPushTokens(db, two.id)]).toEqual([0, 1]);
 
       const labels = Array.from({ length: MAX_DEVICES_PER_USER + 1 }, (_, n) => `device-${n}`);

@@ -12,6 +12,8 @@ import {
 } from '../../shared/auth/child/sign-in-throttle';
 import {
   incrementUsernameFailures,
+  pruneAddressFailuresBatch,
+  pruneUsernameFailuresBatch,
   readAddressWindow,
   readUsernameFailures,
 } from '../../shared/auth/child/sign-in-throttle-store';
@@ -154,6 +156,31 @@ export function describeSignInThrottleContract(name: string, factory: TestDataba
       expect(await readUsernameFailures(db, keysFor('mia.lund').usernameKey)).toEqual({
         consecutiveFailures: 2,
         lastFailureAt: isoAfter(START, WINDOW_MS),
+      });
+    });
+
+    it('prunes in batches for the sweep: at most the limit per statement, oldest first, only what expired', async () => {
+      const db = database();
+      const sweepStart = isoAfter(START, 1_000_000);
+      clock.set(sweepStart);
+      for (let index = 0; index < 5; index += 1) {
+        clock.set(isoAfter(sweepStart, index));
+        await signIn(db, keysFor(`batch.${index}`, '203.0.113.50'), false);
+      }
+      const cutoff = isoAfter(sweepStart, 3);
+      // Usernames idle since before the cutoff (failures at +0, +1, +2): two, then one, then none.
+      expect(await pruneUsernameFailuresBatch(db, cutoff, 2)).toBe(2);
+      expect(await readUsernameFailures(db, keysFor('batch.0').usernameKey)).toBeUndefined();
+      expect(await readUsernameFailures(db, keysFor('batch.2').usernameKey)).toBeDefined();
+      expect(await pruneUsernameFailuresBatch(db, cutoff, 2)).toBe(1);
+      expect(await pruneUsernameFailuresBatch(db, cutoff, 2)).toBe(0);
+      expect(await readUsernameFailures(db, keysFor('batch.3').usernameKey)).toBeDefined();
+      // Address failures at or before the cutoff: +0 … +3.
+      expect(await pruneAddressFailuresBatch(db, cutoff, 3)).toBe(3);
+      expect(await pruneAddressFailuresBatch(db, cutoff, 3)).toBe(1);
+      expect(await readAddressWindow(db, keysFor('x', '203.0.113.50').addressKey, '0001-01-01T00:00:00.000Z')).toEqual({
+        failures: 1,
+        oldestFailedAt: isoAfter(sweepStart, 4),
       });
     });
   });

@@ -24,6 +24,7 @@ const OLD_KID = 'canary-older-kid';
 const OLD_KID_PIN = '731940';
 const PARENT_DEVICE = 'ExponentPushToken[canary-erasure-parent-device]';
 const KID_DEVICE = 'ExponentPushToken[canary-erasure-kid-device]';
+const PENDING_EMAIL = 'canary-erasure-pending@example.test';
 
 let env: AuthTestHost;
 let databaseFile: string;
@@ -50,6 +51,16 @@ async function signInAdult(sub: string, claims: Record<string, unknown> = {}): P
   return { token, userId };
 }
 
+/** Runs statements on the app's database file, as an operator (or another process) would. */
+function write(sql: string, params: Record<string, string | number | null> = {}): void {
+  const db = new DatabaseSync(databaseFile);
+  try {
+    db.prepare(sql).run(params);
+  } finally {
+    db.close();
+  }
+}
+
 const exportOf = async (token: string): Promise<ApiResponse> => api.request('GET', '/api/v1/me/export', { token });
 
 /** A canary tracker of one person's data, to search the exports of everyone else. */
@@ -60,7 +71,7 @@ function personal(...values: string[]): CanaryTracker {
 }
 
 beforeAll(async () => {
-  canaries.add(PARENT_EMAIL, PARENT_PHONE, STRANGER_EMAIL, PARENT_DEVICE, KID_DEVICE);
+  canaries.add(PARENT_EMAIL, PARENT_PHONE, STRANGER_EMAIL, PARENT_DEVICE, KID_DEVICE, PENDING_EMAIL);
   env = await startAuthTestHost('erasure', canaries, {
     CHILD_SECRET_PEPPER: PEPPER,
     CONSENT_TERMS_VERSION: 'e2e-erasure-terms',
@@ -157,6 +168,50 @@ describe('GET /api/v1/me/export', () => {
     expect(personal(PARENT_EMAIL, PARENT_PHONE, KID, KID_PIN, KID_DEVICE, PARENT_DEVICE).findIn(JSON.stringify(answer.body))).toEqual([]);
     expect((await api.request('GET', '/api/v1/me/export')).status).toBe(401);
   });
+
+  it('gives what was sent to the caller: announcement deliveries, account notices with theirs, and the bounce and STOP lists', async () => {
+    const before = await exportOf(stranger.token);
+    expect([before.body.notifications, before.body.notices, before.body.contactLists]).toEqual([[], [], { emailHardBouncedAt: null, smsOptedOutAt: null }]);
+    const at = '2031-01-02T03:04:05.678Z';
+    const announcementId = '7a0c2d1e-0000-4000-8000-00000000e2e1';
+    const noticeId = '7a0c2d1e-0000-4000-8000-00000000e2e2';
+    write(
+      `INSERT INTO Announcements (id, authorId, title, body, channels, status, createdAt, updatedAt, publishedAt)
+       VALUES (@announcementId, @parentId, 'Sports day', 'Bring shoes', '["email"]', 'published', @at, @at, @at)`,
+      { announcementId, parentId: parent.userId, at },
+    );
+    for (const userId of [stranger.userId, parent.userId]) {
+      write(
+        `INSERT INTO NotificationDeliveries (announcementId, userId, channel, result, attempts, providerCode, providerMessageId, createdAt, updatedAt)
+         VALUES (@announcementId, @userId, 'email', 'success', 1, 'Delivered', 'canary-provider-operation', @at, @at)`,
+        { announcementId, userId, at },
+      );
+    }
+    write(
+      `INSERT INTO AccountNotices (id, kind, recipientUserId, subjectUserId, eventAt, createdAt, enqueuedAt)
+       VALUES (@noticeId, 'child_locked', @strangerId, @kidId, @at, @at, @at)`,
+      { noticeId, strangerId: stranger.userId, kidId, at },
+    );
+    write(
+      `INSERT INTO AccountNoticeDeliveries (noticeId, channel, result, attempts, providerMessageId, createdAt, updatedAt)
+       VALUES (@noticeId, 'email', 'accepted', 1, 'canary-provider-operation', @at, @at)`,
+      { noticeId, at },
+    );
+    write('INSERT INTO EmailHardBounces (email, providerCode, bouncedAt) VALUES (@email, @code, @at)', { email: STRANGER_EMAIL, code: 'Bounced', at });
+
+    const answer = await exportOf(stranger.token);
+    expect(answer.status).toBe(200);
+    expect(answer.body.notifications).toEqual([{ announcementId, channel: 'email', result: 'success', createdAt: at, updatedAt: at }]);
+    expect(answer.body.notices).toEqual([
+      { id: noticeId, kind: 'child_locked', subjectUserId: kidId, eventAt: at, createdAt: at, deliveries: [{ channel: 'email', result: 'accepted', createdAt: at, updatedAt: at }] },
+    ]);
+    expect(answer.body.contactLists).toEqual({ emailHardBouncedAt: at, smsOptedOutAt: null });
+    expect(JSON.stringify(answer.body)).not.toContain('canary-provider-operation');
+    // The parent's row is the parent's: the notice and the stranger's bounce are not.
+    const parents = await exportOf(parent.token);
+    expect(parents.body.notifications).toEqual([expect.objectContaining({ announcementId })]);
+    expect([parents.body.notices, parents.body.contactLists]).toEqual([[], { emailHardBouncedAt: null, smsOptedOutAt: null }]);
+  });
 });
 
 describe('DELETE /api/v1/me while a child is not erased', () => {
@@ -251,6 +306,56 @@ describe('DELETE /api/v1/children/{id}?erase=true: erasing a child', () => {
   });
 });
 
+describe('DELETE /api/v1/me by the only administrator', () => {
+  it('is refused with 409 invalid_transition, changing nothing', async () => {
+    const admin = await signInAdult('erasure-admin');
+    const refused = await api.request('DELETE', '/api/v1/me', { token: admin.token });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('invalid_transition');
+    expect((await api.request('GET', '/api/v1/me', { token: admin.token })).status).toBe(200);
+    expect(readRows(databaseFile, 'SELECT status FROM Users WHERE id = @id', { id: admin.userId })).toEqual([{ status: 'active' }]);
+  });
+});
+
+describe('DELETE /api/v1/users/{id}: an administrator erases an adult who cannot', () => {
+  it('erases an adult pending approval, with their unpublished announcements; refuses anyone else', async () => {
+    const admin = await signInAdult('erasure-admin');
+    const pending = await signInAdult('erasure-pending', { email: PENDING_EMAIL, email_verified: true });
+    write("UPDATE Users SET status = 'pending_approval' WHERE id = @id", { id: pending.userId });
+    write(
+      `INSERT INTO Announcements (id, authorId, title, body, channels, status, createdAt, updatedAt, submittedAt)
+       VALUES ('7a0c2d1e-0000-4000-8000-00000000e2e3', @id, 'Queued one', 'Not yet', '["push"]', 'queued', @at, @at, @at)`,
+      { id: pending.userId, at: '2031-01-02T03:04:05.678Z' },
+    );
+    const erase = (token: string, id: string) => api.request('DELETE', `/api/v1/users/${id}`, { token });
+
+    expect((await erase(stranger.token, pending.userId)).status).toBe(403);
+    // The erased child's token is no session any more.
+    expect((await erase(kidToken, pending.userId)).status).toBe(401);
+    const active = await erase(admin.token, stranger.userId);
+    expect([active.status, active.body.code]).toEqual([409, 'invalid_transition']);
+    expect((await erase(admin.token, admin.userId)).status).toBe(409);
+    expect((await erase(admin.token, 'not-an-id')).status).toBe(400);
+    expect((await erase(admin.token, '7a0c2d1e-0000-4000-8000-00000000e2e9')).status).toBe(404);
+    expect(readRows(databaseFile, 'SELECT status FROM Users WHERE id = @id', { id: stranger.userId })).toEqual([{ status: 'active' }]);
+
+    expect((await erase(admin.token, pending.userId)).status).toBe(204);
+    expect(readRows(databaseFile, 'SELECT status, issuer, subject, email, phone FROM Users WHERE id = @id', { id: pending.userId })).toEqual([
+      { status: 'erased', issuer: null, subject: null, email: null, phone: null },
+    ]);
+    expect(readRows(databaseFile, 'SELECT id FROM Announcements WHERE authorId = @id', { id: pending.userId })).toEqual([]);
+    const rows = auditRows(databaseFile).filter((row) => row.eventType === 'account_erased' && row.subjectUserId === pending.userId);
+    expect(rows.map((row) => [row.actorUserId, JSON.parse(String(row.details)) as unknown])).toEqual([
+      // The session of its sign-in from before it was set back to pending goes too.
+      [admin.userId, { accountType: 'adult', sessions: 1, devices: 0, announcements: 1, from: 'pending_approval' }],
+    ]);
+    expect((await erase(admin.token, pending.userId)).status).toBe(404);
+    expect(host.lines.filter((line) => line.message === 'account erased by an administrator').map((line) => [line.erasedUserId, line.fromStatus])).toEqual([
+      [pending.userId, 'pending_approval'],
+    ]);
+  });
+});
+
 describe('DELETE /api/v1/me: erasing an adult', () => {
   it('leaves a tombstone once every child is erased, ends every way in, and lets the person start afresh', async () => {
     const erased = await api.request('DELETE', '/api/v1/me', { token: parent.token });
@@ -265,8 +370,10 @@ describe('DELETE /api/v1/me: erasing an adult', () => {
     }
     const rows = auditRows(databaseFile).filter((row) => row.eventType === 'account_erased' && row.subjectUserId === parent.userId);
     expect(rows.map((row) => [row.actorUserId, JSON.parse(String(row.details)) as unknown])).toEqual([
-      [parent.userId, { accountType: 'adult', sessions: 1, devices: 1 }],
+      [parent.userId, { accountType: 'adult', sessions: 1, devices: 1, announcements: 0 }],
     ]);
+    // The published announcement they wrote stays, as community content by a tombstone.
+    expect(readRows(databaseFile, 'SELECT status FROM Announcements WHERE authorId = @id', { id: parent.userId })).toEqual([{ status: 'published' }]);
     // A tombstone is nothing an administrator can act on.
     const admin = await signInAdult('erasure-admin');
     expect((await api.request('POST', `/api/v1/users/${parent.userId}/approve`, { token: admin.token })).status).toBe(404);

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { QueueClient } from '@azure/storage-queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAzurite } from '../../devhost/azurite';
-import type { ApiClient, ApiResponse } from '../helpers/api-client';
+import { ApiClient, type ApiResponse } from '../helpers/api-client';
 import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';
-import type { LocalHost } from '../helpers/local-host';
+import { startLocalHost, type LocalHost } from '../helpers/local-host';
 import { auditRows } from '../helpers/sqlite-reader';
 
 /**
@@ -272,6 +272,47 @@ describe('the workflow', () => {
     }
     expect(cases).toBe(18);
     expect(auditRows(databaseFile).length).toBeGreaterThan(auditBefore);
+  });
+});
+
+describe('twenty concurrent calls of one step over two hosts on one database (issue 17)', () => {
+  it('let exactly one call of each step succeed: the others get 409, and there is one audit row and one fan-out', async () => {
+    const second = await startLocalHost(env.hostEnv);
+    try {
+      const apis = [api, new ApiClient(second.baseUrl, canaries)];
+      const race = (id: string, action: 'submit' | 'approve' | 'reject' | 'publish', by: Actor) =>
+        Promise.all(
+          Array.from({ length: 20 }, (_, index) =>
+            (apis[index % 2] ?? api).request('POST', `/api/v1/announcements/${id}/${action}`, {
+              token: by.token,
+              ...(action === 'reject' ? { body: { reason: 'Not this week' } } : {}),
+            }),
+          ),
+        );
+      const cases = [
+        { from: 'draft', action: 'submit', by: author, event: 'announcement_submitted' },
+        { from: 'queued', action: 'approve', by: admin, event: 'announcement_approved' },
+        { from: 'queued', action: 'reject', by: admin, event: 'announcement_rejected' },
+        { from: 'approved', action: 'publish', by: admin, event: 'announcement_published' },
+      ] as const;
+      for (const { from, action, by, event } of cases) {
+        const id = await inStatus(from);
+        const answers = await race(id, action, by);
+        expect(answers.filter((answer) => answer.status === 200), action).toHaveLength(1);
+        expect(answers.filter((answer) => answer.status === 409 && answer.body.code === 'invalid_transition'), action).toHaveLength(19);
+        expect(auditRows(databaseFile).filter((row) => row.targetId === id && row.eventType === event), action).toHaveLength(1);
+        if (action === 'publish') {
+          const enqueued = () => [...host.lines, ...second.lines].filter((l) => l.message === 'fan-out enqueued' && l.announcementId === id);
+          for (let waited = 0; waited < 5000 && enqueued().length === 0; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+          // Time for a second enqueue to show, were there one.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          expect(enqueued()).toHaveLength(1);
+        }
+      }
+    } finally {
+      await second.stop();
+      expect(second.invalidLines).toEqual([]);
+    }
   });
 });
 

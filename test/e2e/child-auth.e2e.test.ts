@@ -320,6 +320,40 @@ describe('two hosts on one database', () => {
   });
 });
 
+describe('a flood of sign-ins from one address (issue 17)', () => {
+  it('lets a child from another address in, and answers what the hasher has no room for with 503 and Retry-After, recording nothing', async () => {
+    // A short line, so a flood of 60 overflows it at once.
+    const second = await startLocalHost({ ...env.hostEnv, HASH_QUEUE_MAX: '8', HASH_QUEUE_MAX_WAIT_MS: '2000' });
+    try {
+      const secondApi = new ApiClient(second.baseUrl, canaries);
+      const pin = '528147';
+      expect((await api.createChild(parentToken, { username: 'flood-survivor', pin, scopes: [] })).status).toBe(201);
+      const flooder = { 'x-forwarded-for': '203.0.113.199' };
+      const flood = Array.from({ length: 60 }, (_, index) => secondApi.signInChild(`flood-junk-${index}`, '7391846', { headers: flooder }));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const child = await secondApi.signInChild('flood-survivor', pin, { headers: fromNewAddress() });
+      const answers = await Promise.all(flood);
+
+      expect(child.status).toBe(200);
+      expect(answers.every((answer) => [401, 429, 503].includes(answer.status))).toBe(true);
+      const shed = answers.filter((answer) => answer.status === 503);
+      expect(shed.length).toBeGreaterThan(0);
+      for (const answer of shed) {
+        expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(answer.body).toMatchObject({ status: 503, code: 'service_unavailable', detail: expect.any(String) });
+      }
+      // A refused attempt proved nothing, so nothing was recorded: no audit row carries its trace id.
+      const shedTraces = new Set(shed.map((answer) => answer.body.traceId));
+      expect(auditRows(databaseFile).filter((row) => shedTraces.has(row.traceId))).toEqual([]);
+    } finally {
+      await second.stop();
+      expect(second.invalidLines).toEqual([]);
+      expect(canaries.findIn(second.stdout.join('\n'))).toEqual([]);
+    }
+  });
+});
+
 describe('what the app wrote', () => {
   it('holds no PIN, password, username, hash or token in stdout or the audit log', () => {
     expect(host.invalidLines).toEqual([]);

@@ -17,6 +17,11 @@ export type JwksServerMode = 'ok' | 'status_500' | 'redirect' | 'not_json' | 'in
 export interface JwksServer {
   /** The JWKS URL, stable across mode changes (also across `closed`). */
   readonly url: string;
+  /**
+   * Its OIDC discovery document's URL (`/.well-known/openid-configuration`, naming `issuer` and
+   * `jwks_uri`), served with the JWKS in every mode, so an outage fails both.
+   */
+  readonly discoveryUrl: string;
   readonly mode: JwksServerMode;
   /** Requests received (on any path, the redirect target included) since start or the last `resetCount`. */
   readonly requestCount: number;
@@ -26,11 +31,18 @@ export interface JwksServer {
   close(): Promise<void>;
 }
 
-/** Starts a JWKS endpoint on 127.0.0.1 with a free port, in mode `ok`. */
-export async function startJwksServer(jwks: { keys: readonly object[] } = { keys: [] }): Promise<JwksServer> {
+/**
+ * Starts a JWKS endpoint on 127.0.0.1 with a free port, in mode `ok`.
+ * @param options.issuer the `issuer` its discovery document names (default `https://issuer.invalid/`).
+ */
+export async function startJwksServer(
+  jwks: { keys: readonly object[] } = { keys: [] },
+  options: { issuer?: string } = {},
+): Promise<JwksServer> {
   let keySet = jwks;
   let mode: JwksServerMode = 'ok';
   let requestCount = 0;
+  let port = 0;
   const sockets = new Set<Socket>();
 
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
@@ -39,14 +51,17 @@ export async function startJwksServer(jwks: { keys: readonly object[] } = { keys
       respond(response, 200, 'application/json', JSON.stringify(keySet));
       return;
     }
-    if (request.url !== '/jwks') {
+    const discovery = request.url === '/.well-known/openid-configuration';
+    if (request.url !== '/jwks' && !discovery) {
       respond(response, 404, 'text/plain', 'not found');
       return;
     }
     switch (mode) {
-      case 'ok':
-        respond(response, 200, 'application/json', JSON.stringify(keySet));
+      case 'ok': {
+        const document = { issuer: options.issuer ?? 'https://issuer.invalid/', jwks_uri: `http://127.0.0.1:${port}/jwks` };
+        respond(response, 200, 'application/json', JSON.stringify(discovery ? document : keySet));
         return;
+      }
       case 'status_500':
         respond(response, 500, 'application/json', '{"error":"internal"}');
         return;
@@ -79,7 +94,7 @@ export async function startJwksServer(jwks: { keys: readonly object[] } = { keys
     socket.on('close', () => sockets.delete(socket));
   });
   await listen(server, 0);
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
 
   const stopListening = async (): Promise<void> => {
     for (const socket of sockets) socket.destroy();
@@ -88,6 +103,7 @@ export async function startJwksServer(jwks: { keys: readonly object[] } = { keys
 
   return {
     url: `http://127.0.0.1:${port}/jwks`,
+    discoveryUrl: `http://127.0.0.1:${port}/.well-known/openid-configuration`,
     get mode() {
       return mode;
     },

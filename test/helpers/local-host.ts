@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { liveApiBaseUrls } from './live-api-hosts';
 import { parseLogLine } from './log-schema';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '../..');
@@ -96,5 +97,6 @@ export async function startLocalHost(env: Record<string, string>, timeoutMs = 30
   );
   const listening = await Promise.race([host.waitForLine((line) => line.message === 'local host listening', timeoutMs), exited]);
   host.baseUrl = `http://127.0.0.1:${String(listening.port)}`;
+  liveApiBaseUrls.add(host.baseUrl);
   return host;
 }

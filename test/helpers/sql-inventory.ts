@@ -17,7 +17,15 @@ export interface SqlLiteral {
   parts: string[];
 }
 
-const SQL_START = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|MERGE|CREATE|ALTER|DROP|DECLARE|IF|EXEC)\b/i;
+/**
+ * Upper case only: the app writes SQL keywords in capitals, and prose that starts with the same
+ * word ("Create a child account", an OpenAPI summary) is not SQL. `SQL_SPELLED_IN_LOWER_CASE`
+ * catches a statement written in lower case, which this would otherwise miss.
+ */
+const SQL_START = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|MERGE|CREATE|ALTER|DROP|DECLARE|IF|EXEC)\b/;
+
+/** A literal that reads like SQL in lower case: the inventory refuses it rather than skip it. */
+export const SQL_SPELLED_IN_LOWER_CASE = /^\s*(select\s[\s\S]*\sfrom\s|insert\s+into\s|update\s+\w+\s+set\s|delete\s+from\s)/;
 
 const SQLITE_ONLY_FILES = [/^shared\/db\/sqlite-database\.ts$/, /^shared\/db\/migrations\/sqlite\//];
 
@@ -30,6 +38,10 @@ export function sqlLiterals(root: string): SqlLiteral[] {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
     const visit = (node: ts.Node): void => {
       const parts = literalParts(node);
+      if (parts && SQL_SPELLED_IN_LOWER_CASE.test(parts[0] ?? '')) {
+        const { line } = source.getLineAndCharacterOfPosition(node.getStart());
+        throw new Error(`${relative}:${line + 1}: SQL keywords are written in capitals in this code base`);
+      }
       if (parts && SQL_START.test(parts[0] ?? '') && !isSqliteEntry(node)) {
         const { line } = source.getLineAndCharacterOfPosition(node.getStart());
         literals.push({ where: `${relative}:${line + 1}`, parts });

@@ -65,7 +65,7 @@ const EXPECTED: Record<string, Expected[]> = {
   'infrastructure/Blob storage transactions': [{ alert: 'blob-transactions-spike', operator: 'GreaterThan', threshold: 'dynamic', window: 'PT5M' }],
   'infrastructure/Cost (daily and monthly)': [
     { alert: 'monthly-cost-budget', operator: 'GreaterThan', threshold: 115, window: 'P1M', thresholdTypes: ['Actual', 'Forecasted'] },
-    { alert: 'cost-anomaly', operator: 'GreaterThan', threshold: 130, window: 'P1D', baselineWindow: 'P7D' },
+    { alert: 'daily-cost-above-baseline', operator: 'GreaterThan', threshold: 115, window: 'P1D' },
   ],
 };
 
@@ -179,7 +179,8 @@ describe('the sign-in SLO burn-rate alerts', () => {
       const kqlWindow = (iso: string): string => iso.replace(/^PT?/, '').toLowerCase();
       expect(text, alert.name).toContain(`let sloTargetPercent = ${slo?.targetPercent};`);
       expect(text, alert.name).toContain(`let burnRate = ${slo?.burnRate};`);
-      expect(text, alert.name).toContain(`let shortWindow = ${kqlWindow(slo?.shortWindow ?? '')};`);
+      // The short window as a timespan literal: log search alerts accept ago() with literals only.
+      expect(text, alert.name).toContain(`TimeGenerated > ago(${kqlWindow(slo?.shortWindow ?? '')})`);
       expect(alert.window, alert.name).toBe(slo?.longWindow);
       // Budget spent if the burn went on for the whole long window: burn rate × window ÷ period.
       const hours = { PT1H: 1, PT6H: 6, P1D: 24 }[slo?.longWindow ?? ''] ?? Number.NaN;

@@ -18,7 +18,7 @@ export interface AlertEntry {
   tier: 'critical' | 'warning';
   severity: number;
   actionGroup: 'paging' | 'digest';
-  kind: 'log' | 'metric' | 'budget' | 'costAnomaly';
+  kind: 'log' | 'metric' | 'budget';
   implements: SpecRow[];
   slo?: {
     name: string;

@@ -18,7 +18,13 @@ interface KustoDiagnostic {
 }
 interface KustoLanguage {
   GlobalState: { Default: { WithDatabase(database: unknown): unknown } };
-  KustoCode: { ParseAndAnalyze(text: string, globals: unknown): { GetDiagnostics(): BridgeList<KustoDiagnostic> } };
+  KustoCode: {
+    ParseAndAnalyze(text: string, globals: unknown): {
+      GetDiagnostics(): BridgeList<KustoDiagnostic>;
+      /** A TableSymbol for a tabular query (its `Columns`); other symbols have none. */
+      ResultType: { Columns?: BridgeList<{ Name: string; Type: { Name: string } }> } | null;
+    };
+  };
   Symbols: {
     TableSymbol: { $ctor7: new (name: string, schema: string, description: string | null) => unknown };
     DatabaseSymbol: { ctor: new (name: string, members: unknown[]) => unknown };
@@ -48,6 +54,8 @@ export interface KustoSchema {
 export interface KustoAnalyzer {
   /** Errors (and warnings) of a query analysed against the schema; empty when it is clean. */
   diagnose(query: string): string[];
+  /** The columns (name and Kusto type) of a tabular query's result; empty when it is not tabular. */
+  resultColumns(query: string): { name: string; type: string }[];
 }
 
 /** Builds an analyser for one workspace schema. The first call costs about 2 s (the service warms up). */
@@ -68,6 +76,15 @@ export function createKustoAnalyzer(schema: KustoSchema): KustoAnalyzer {
         if (diagnostic.Severity === 'Error' || diagnostic.Severity === 'Warning') {
           found.push(`${diagnostic.Severity} at ${diagnostic.Start}: ${diagnostic.Message} (near "${query.slice(diagnostic.Start, diagnostic.Start + 30)}")`);
         }
+      }
+      return found;
+    },
+    resultColumns(query) {
+      const columns = kusto.KustoCode.ParseAndAnalyze(query, globals).ResultType?.Columns;
+      const found: { name: string; type: string }[] = [];
+      for (let index = 0; index < (columns?.Count ?? 0); index += 1) {
+        const column = columns?.getItem(index);
+        if (column) found.push({ name: column.Name, type: column.Type.Name });
       }
       return found;
     },

@@ -1,7 +1,16 @@
 import * as argon2 from 'argon2';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ARGON2ID, createSecretHasher, hashingConcurrency, nativeArgon2, type Argon2Engine, type Argon2Params } from './secret-hasher';
+import { DependencyUnavailableError } from '../../errors/dependency-unavailable';
+import {
+  ARGON2ID,
+  createSecretHasher,
+  HashingOverloadedError,
+  hashingConcurrency,
+  nativeArgon2,
+  type Argon2Engine,
+  type Argon2Params,
+} from './secret-hasher';
 
 const PEPPER = 'test-pepper-0123456789abcdefghijklmnop';
 /** For tests that are not about the parameters: a few milliseconds per hash instead of ~80. */
@@ -200,6 +209,51 @@ describe('the concurrency bound', () => {
     expect(seen.verifications).toBe(12);
     expect(seen.maxRunning).toBe(2);
     expect(hasher.stats.maxInFlight).toBe(2);
+  });
+});
+
+describe('the waiting line (issue 17)', () => {
+  const DIGEST = '$argon2id$v=19$m=1,t=1,p=1$c2FsdA$aGFzaA';
+
+  it('serves clients in turn: one behind a flood of 50 from another address waits one turn, not 50', async () => {
+    const { engine, pending } = manualArgon2();
+    const hasher = createSecretHasher({ pepper: PEPPER, maxConcurrent: 1, maxQueued: 100, engine });
+    const order: string[] = [];
+    const flood = Array.from({ length: 50 }, (_, index) =>
+      hasher.verify(DIGEST, `junk-${index}`, { client: '203.0.113.66' }).then(() => order.push(`junk-${index}`)),
+    );
+    const child = hasher.verify(DIGEST, '284915', { client: '198.51.100.7' }).then(() => order.push('child'));
+    await settle();
+    expect(hasher.stats).toMatchObject({ inFlight: 1, queued: 50 });
+    for (let index = 0; index < 51; index += 1) {
+      pending[index]?.finish();
+      await settle();
+    }
+    await Promise.all([...flood, child]);
+    // junk-0 was running; the flood's next one had its turn first; then the child's.
+    expect(order.slice(0, 3)).toEqual(['junk-0', 'junk-1', 'child']);
+  });
+
+  it('refuses work past maxQueued with HashingOverloadedError (a 503 with Retry-After), never running it', async () => {
+    const { engine, pending } = manualArgon2();
+    const hasher = createSecretHasher({ pepper: PEPPER, maxConcurrent: 1, maxQueued: 2, maxWaitMs: 4000, engine });
+    const running = hasher.verify(DIGEST, 'a', { client: '203.0.113.66' });
+    const waiting = [hasher.verify(DIGEST, 'b', { client: '203.0.113.66' }), hasher.verify(DIGEST, 'c', { client: '203.0.113.66' })];
+    const refused = hasher.verify(DIGEST, 'd', { client: '203.0.113.66' });
+    await expect(refused).rejects.toBeInstanceOf(HashingOverloadedError);
+    const error = await refused.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect(error).toMatchObject({ dependency: 'hashing', retryAfterSeconds: 4 });
+    // Another address still gets in: the flood's newest place is given up for it.
+    const other = hasher.verify(DIGEST, 'e', { client: '198.51.100.7' });
+    await expect(waiting[1]).rejects.toBeInstanceOf(HashingOverloadedError);
+    expect(hasher.stats).toMatchObject({ queued: 2, refused: 2, verifications: 1 });
+    for (let index = 0; index < 3; index += 1) {
+      pending[index]?.finish();
+      await settle();
+    }
+    await Promise.all([running, waiting[0], other]);
+    expect(hasher.stats).toMatchObject({ verifications: 3, inFlight: 0, queued: 0 });
   });
 });
 

@@ -1,6 +1,7 @@
 import type * as argon2 from 'argon2';
 import { availableParallelism } from 'node:os';
-import { ConcurrencyLimit } from '../../concurrency/concurrency-limit';
+import { FairQueue, QueueRefusal } from '../../concurrency/fair-queue';
+import { DependencyUnavailableError } from '../../errors/dependency-unavailable';
 
 /**
  * Hashing and verifying child PINs and passwords (contract section 6): Argon2id with OWASP's
@@ -79,7 +80,8 @@ export interface SecretHasherOptions {
   /** `config.childSecretPepper`. Changing it invalidates every stored hash. */
   pepper: string;
   /**
-   * Argon2 computations running at once in this instance; the rest queue. Default: the number of
+   * Argon2 computations running at once in this instance; the rest wait in a bounded line, served
+   * fairly across clients (`FairQueue`). Default: the number of
    * CPUs, at most 2; never more than `threadPoolSize` (`hashingConcurrency`). Argon2 is CPU-bound:
    * more at once than cores adds no throughput, only 19 MiB each.
    */
@@ -92,6 +94,13 @@ export interface SecretHasherOptions {
    * to the limit (see the README).
    */
   threadPoolSize?: number;
+  /**
+   * Computations waiting for a turn at most (`config.hashQueue.maxQueued`, default
+   * `DEFAULT_HASH_QUEUE.maxQueued`); past it, work is refused with `HashingOverloadedError`.
+   */
+  maxQueued?: number;
+  /** The longest a computation waits for its turn, in ms (`config.hashQueue.maxWaitMs`); then it is refused. */
+  maxWaitMs?: number;
   /** Default `ARGON2ID_PARAMS`; tests that are not about the parameters pass cheaper ones. */
   params?: Argon2Params;
   /** Default `nativeArgon2`. */
@@ -114,7 +123,42 @@ export interface SecretHasherStats {
   readonly limit: number;
   /** Computations waiting for a slot now. */
   readonly queued: number;
+  /** Computations refused (line full, or waited too long) since the hasher was made. */
+  readonly refused: number;
 }
+
+/**
+ * Whose work a computation is: the waiting line serves clients in turn (issue 17), so one
+ * client's flood of sign-ins cannot make another's wait behind all of it.
+ */
+export interface HashWork {
+  /** The client's address bucket (`clientAddressBucket`); work without one shares a line. */
+  client?: string;
+}
+
+/**
+ * The waiting line in front of Argon2 is full, or the work waited `maxWaitMs`: the computation was
+ * not run and nothing was recorded. Answer 503 `service_unavailable` with `Retry-After`
+ * (a `DependencyUnavailableError`, so the HTTP pipeline does so wherever it is not handled).
+ */
+export class HashingOverloadedError extends DependencyUnavailableError {
+  constructor(readonly refusal: QueueRefusal) {
+    super('hashing', { cause: refusal });
+  }
+
+  /** Whole seconds to put in `Retry-After`. */
+  get retryAfterSeconds(): number {
+    return this.refusal.retryAfterSeconds;
+  }
+}
+
+/**
+ * The waiting line's defaults (`HASH_QUEUE_MAX`, `HASH_QUEUE_MAX_WAIT_MS`): 128 waiting lets a
+ * class of 100 sign in at once from one address (a school's NAT) and is about three seconds of
+ * work for two Argon2 computations at once; each waiting sign-in holds only its request. 3 s
+ * keeps a waiting sign-in well inside the 10 s request budget.
+ */
+export const DEFAULT_HASH_QUEUE = Object.freeze({ maxQueued: 128, maxWaitMs: 3000 });
 
 export interface VerifyResult {
   valid: boolean;
@@ -123,16 +167,19 @@ export interface VerifyResult {
 }
 
 export interface SecretHasher {
-  /** A PHC string such as `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>` with a fresh random salt. */
-  hash(secret: string): Promise<string>;
-  /** Checks `secret` against a stored hash. Rejects only for a hash that is not a valid Argon2 PHC string (corrupt data). */
-  verify(storedHash: string, secret: string): Promise<VerifyResult>;
+  /**
+   * A PHC string such as `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>` with a fresh random salt.
+   * Every method rejects with `HashingOverloadedError` when its work is refused a turn.
+   */
+  hash(secret: string, work?: HashWork): Promise<string>;
+  /** Checks `secret` against a stored hash. Rejects for a hash that is not a valid Argon2 PHC string (corrupt data). */
+  verify(storedHash: string, secret: string, work?: HashWork): Promise<VerifyResult>;
   /**
    * Spends exactly one Argon2 verification, against a dummy hash, and learns nothing. Call it when
    * the username is unknown (or the account cannot sign in) so that path costs what a real
    * verification costs: response times must not reveal which usernames exist.
    */
-  verifyDummy(secret: string): Promise<void>;
+  verifyDummy(secret: string, work?: HashWork): Promise<void>;
   /** Makes the dummy hash now (optional), so the first unknown username does not pay for it. */
   warmUp(): Promise<void>;
   readonly stats: SecretHasherStats;
@@ -155,18 +202,29 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
   const params = { ...(options.params ?? ARGON2ID_PARAMS) };
   const engine = options.engine ?? nativeArgon2;
   const concurrency = hashingConcurrency({ maxConcurrent: options.maxConcurrent, threadPoolSize: options.threadPoolSize });
-  const limit = new ConcurrencyLimit(concurrency);
-  const counts = { hashes: 0, verifications: 0, dummyVerifications: 0, maxInFlight: 0 };
+  const limit = new FairQueue({
+    limit: concurrency,
+    maxQueued: options.maxQueued ?? DEFAULT_HASH_QUEUE.maxQueued,
+    maxWaitMs: options.maxWaitMs ?? DEFAULT_HASH_QUEUE.maxWaitMs,
+  });
+  const counts = { hashes: 0, verifications: 0, dummyVerifications: 0, maxInFlight: 0, refused: 0 };
   let dummyHash: Promise<string> | undefined;
 
-  const limited = <T>(work: () => Promise<T>): Promise<T> =>
-    limit.run(() => {
-      counts.maxInFlight = Math.max(counts.maxInFlight, limit.active);
-      return work();
-    });
+  const limited = async <T>(work: HashWork | undefined, compute: () => Promise<T>): Promise<T> => {
+    try {
+      return await limit.run(work?.client ?? '', () => {
+        counts.maxInFlight = Math.max(counts.maxInFlight, limit.active);
+        return compute();
+      });
+    } catch (error) {
+      if (!(error instanceof QueueRefusal)) throw error;
+      counts.refused += 1;
+      throw new HashingOverloadedError(error);
+    }
+  };
 
-  const hash = (secret: string): Promise<string> =>
-    limited(async () => {
+  const hash = (secret: string, work?: HashWork): Promise<string> =>
+    limited(work, async () => {
       counts.hashes += 1;
       const digest = await engine.hash(secret.normalize('NFC'), {
         type: ARGON2ID,
@@ -180,14 +238,14 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
       return digest.replace(NODE_ARGON2_PARAMETER_ORDER, '$1m=$2,t=$4,p=$3$');
     });
 
-  const verifyOnce = (storedHash: string, secret: string): Promise<boolean> =>
-    limited(async () => {
+  const verifyOnce = (storedHash: string, secret: string, work: HashWork | undefined): Promise<boolean> =>
+    limited(work, async () => {
       counts.verifications += 1;
       return engine.verify(storedHash, secret.normalize('NFC'), { secret: pepper });
     });
 
-  const loadDummyHash = (): Promise<string> => {
-    dummyHash ??= hash(DUMMY_SECRET).catch((error: unknown) => {
+  const loadDummyHash = (work?: HashWork): Promise<string> => {
+    dummyHash ??= hash(DUMMY_SECRET, work).catch((error: unknown) => {
       dummyHash = undefined;
       throw error;
     });
@@ -196,14 +254,14 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
 
   return {
     hash,
-    async verify(storedHash, secret) {
-      const valid = await verifyOnce(storedHash, secret);
+    async verify(storedHash, secret, work) {
+      const valid = await verifyOnce(storedHash, secret, work);
       return { valid, needsRehash: valid && hashNeedsRehash(await loadArgon2(), storedHash, params) };
     },
-    async verifyDummy(secret) {
-      const digest = await loadDummyHash();
+    async verifyDummy(secret, work) {
+      const digest = await loadDummyHash(work);
       counts.dummyVerifications += 1;
-      await verifyOnce(digest, secret);
+      await verifyOnce(digest, secret, work);
     },
     async warmUp() {
       await loadDummyHash();
@@ -227,6 +285,9 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
       limit: concurrency,
       get queued() {
         return limit.queued;
+      },
+      get refused() {
+        return counts.refused;
       },
     },
   };

@@ -1,5 +1,6 @@
-import type { SqlExecutor } from '../../db/database';
+import type { Database, SqlExecutor } from '../../db/database';
 import { UniqueViolationError } from '../../db/database-errors';
+import { limitClause } from '../../db/dialect';
 
 /**
  * The SQL of sign-in throttling (tables from migration `0003-sign-in-throttle`). Every statement is
@@ -105,6 +106,30 @@ export async function pruneAddressFailures(executor: SqlExecutor, windowStart: s
 /** Deletes username rows whose last failure is before `idleSince`; returns how many. */
 export async function pruneUsernameFailures(executor: SqlExecutor, idleSince: string): Promise<number> {
   return executor.execute('DELETE FROM SignInUsernameFailures WHERE lastFailureAt < @idleSince', { idleSince });
+}
+
+/**
+ * Deletes at most `limit` username rows whose last failure is before `idleSince`, oldest first;
+ * returns how many. One short statement per batch (an index seek on `lastFailureAt`), so the
+ * background sweep never holds many row locks, or any for long, whatever the table's size.
+ */
+export async function pruneUsernameFailuresBatch(db: Database, idleSince: string, limit: number): Promise<number> {
+  return db.execute(
+    `DELETE FROM SignInUsernameFailures WHERE usernameKey IN (
+       SELECT usernameKey FROM SignInUsernameFailures WHERE lastFailureAt < @idleSince
+       ORDER BY lastFailureAt ${limitClause(db.dialect, '@limit')})`,
+    { idleSince, limit },
+  );
+}
+
+/** Deletes at most `limit` address failures at or before `windowStart`, oldest first (see `pruneUsernameFailuresBatch`). */
+export async function pruneAddressFailuresBatch(db: Database, windowStart: string, limit: number): Promise<number> {
+  return db.execute(
+    `DELETE FROM SignInAddressFailures WHERE id IN (
+       SELECT id FROM SignInAddressFailures WHERE failedAt <= @windowStart
+       ORDER BY failedAt ${limitClause(db.dialect, '@limit')})`,
+    { windowStart, limit },
+  );
 }
 
 /** Both adapters return ISO strings; re-serialised into `toISOString`'s exact form for arithmetic and tests. */

@@ -86,8 +86,10 @@ export async function runDevTokenCommand(
   }
   if (idp.kind !== 'development') {
     io.stderr(
-      `dev:token: the app is configured for the identity provider at ${idp.jwksUri} (IDP_JWKS_URI is set), ` +
-        'so it would refuse development tokens. Unset IDP_JWKS_URI in the environment and in ' +
+      (idp.kind === 'remote'
+        ? `dev:token: the app is configured for the identity provider at ${idp.jwksUri} (IDP_JWKS_URI is set), `
+        : 'dev:token: the app is configured for the identity providers of IDP_PROVIDERS, ') +
+        'so it would refuse development tokens. Unset IDP_JWKS_URI and IDP_PROVIDERS in the environment and in ' +
         'local.settings.json to use the development identity provider.\n',
     );
     return 1;

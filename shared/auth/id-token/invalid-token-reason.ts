@@ -7,6 +7,8 @@ import { errorCode } from './jwks-key-source';
 export const PRE_SIGNATURE_REASONS = [
   'oversized',
   'malformed',
+  /** Several providers: the token's `iss` names none of them (decided from the unverified payload). */
+  'unknown_issuer',
   'alg_not_allowed',
   'unsupported_header',
   'no_matching_key',
@@ -24,6 +26,10 @@ export const POST_SIGNATURE_REASONS = [
   'wrong_audience',
   'claim_missing',
   'claim_invalid',
+  /** The provider requires a nonce and the sign-in sent none. */
+  'nonce_missing',
+  /** The token's `nonce` is neither the sent nonce nor its SHA-256 hex. */
+  'nonce_mismatch',
 ] as const;
 
 export type InvalidTokenReason =

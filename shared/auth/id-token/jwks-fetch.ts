@@ -49,7 +49,8 @@ export function createJwksFetch(options: JwksFetchOptions): FetchImplementation 
   };
 }
 
-async function readBodyText(response: Response, maxBodyBytes: number): Promise<string> {
+/** The body as UTF-8 text, read only up to `maxBodyBytes`; every failure an `IdpUnavailableError`. */
+export async function readBodyText(response: Response, maxBodyBytes: number): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBodyBytes) {
     await response.body?.cancel().catch(() => undefined);
@@ -82,7 +83,7 @@ async function readBodyText(response: Response, maxBodyBytes: number): Promise<s
 }
 
 /** jose's fetch signal is an `AbortSignal.timeout`, which rejects with a `TimeoutError`. */
-function transportFailure(error: unknown): ProviderStatus {
+export function transportFailure(error: unknown): ProviderStatus {
   const name = error instanceof Error || error instanceof DOMException ? error.name : '';
   return name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network_error';
 }

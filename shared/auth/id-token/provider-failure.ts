@@ -9,7 +9,11 @@ export type ProviderStatus =
   | 'network_error'
   | 'invalid_body'
   | 'body_too_large'
-  | 'invalid_jwks';
+  | 'invalid_jwks'
+  /** The OIDC discovery document lacks `issuer` or `jwks_uri`, or names a plain-http JWKS for an https document. */
+  | 'invalid_discovery'
+  /** The discovery document's `issuer` is not the configured one: a misconfiguration, not an outage. */
+  | 'issuer_mismatch';
 
 /**
  * The provider could not hand us its keys. Thrown inside jose's key resolution (jose passes it

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from '../../config';
 import type { Clock } from '../../ports/clock';
@@ -9,7 +10,9 @@ import {
   type IdTokenKeySource,
   type RemoteKeySourceOptions,
 } from './jwks-key-source';
+import { createDiscoveryKeySource } from './discovery-key-source';
 import { invalidTokenReason, type InvalidTokenReason } from './invalid-token-reason';
+import type { IdentityProviderSettings } from './provider-settings';
 import { IdpUnavailableError, type ProviderFailureReport, type ProviderStatus } from './provider-failure';
 import { tokenShapeProblem } from './token-shape';
 import { canonicalEmail, canonicalPhone } from '../../users/contact-address';
@@ -61,9 +64,19 @@ export type IdTokenVerification =
       retryAfterSeconds: number;
     };
 
+/** What the sign-in sends besides the token. */
+export interface IdTokenCheck {
+  /**
+   * The `nonce` the app generated for this sign-in: the token's `nonce` claim must equal it (Google's
+   * native flows put the app's value in the token as it is) or its SHA-256 in hex (Sign in with
+   * Apple on iOS, where the app hands Apple the hash of the nonce it keeps).
+   */
+  nonce?: string | undefined;
+}
+
 export interface IdTokenVerifier {
   /** Never throws for any input: every outcome is a returned value. */
-  verify(token: string): Promise<IdTokenVerification>;
+  verify(token: string, check?: IdTokenCheck): Promise<IdTokenVerification>;
 }
 
 /** The contract's ceiling for clock skew between us and the provider. */
@@ -74,7 +87,7 @@ export interface IdTokenVerifierOptions {
   clock: Clock;
   /** Default and maximum 30 s. */
   clockToleranceSeconds?: number;
-  /** When `email` counts as verified; default `DEFAULT_EMAIL_VERIFICATION`. */
+  /** When `email` counts as verified; default `DEFAULT_EMAIL_VERIFICATION` (each of several providers has its own). */
   emailVerification?: EmailVerification;
   /** Remote provider only: once per failed JWKS fetch, whether or not stale keys saved the day. */
   onProviderFailure?: (report: ProviderFailureReport) => void;
@@ -93,32 +106,39 @@ export interface IdTokenVerifierOptions {
  * non-empty string of at most 255 characters (OIDC's limit).
  */
 export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenVerifier {
-  const { idp, clock } = options;
+  const { clock } = options;
   const tolerance = options.clockToleranceSeconds ?? MAX_CLOCK_TOLERANCE_SECONDS;
   if (!Number.isFinite(tolerance) || tolerance < 0 || tolerance > MAX_CLOCK_TOLERANCE_SECONDS) {
     throw new TypeError(`clockToleranceSeconds must be between 0 and ${MAX_CLOCK_TOLERANCE_SECONDS}`);
   }
-  if (!idp.issuer || !idp.audience) throw new TypeError('the identity provider needs an issuer and an audience');
-  const algorithms = checkedAlgorithms(idp.algorithms);
-  const keys = keySourceFor(options);
-  const emailVerification = options.emailVerification ?? DEFAULT_EMAIL_VERIFICATION;
+  const providers = providersOf(options);
 
   return {
-    async verify(token) {
+    async verify(token, check = {}) {
       const shapeProblem = tokenShapeProblem(token);
       if (shapeProblem) return { ok: false, failure: 'invalid_token', reason: shapeProblem };
+      let provider = providers[0] as Provider;
       try {
         const jose = await loadJose();
+        if (providers.length > 1) {
+          const selected = await selectProvider(jose, token, providers);
+          if (typeof selected === 'string') return { ok: false, failure: 'invalid_token', reason: selected };
+          provider = selected;
+        }
+        const issuer = await provider.resolveIssuer();
         const now = clock.now();
-        const verified = await verifyWithKeySource(jose, token, keys, {
-          algorithms,
-          issuer: idp.issuer,
-          audience: idp.audience,
+        const verified = await verifyWithKeySource(jose, token, provider.keys, {
+          algorithms: provider.algorithms,
+          issuer,
+          audience: provider.audiences,
           requiredClaims: ['exp', 'iat', 'sub'],
           clockTolerance: tolerance,
           currentDate: now,
         });
-        return claimsOf(verified.payload, verified.protectedHeader.typ, now, tolerance, emailVerification);
+        const nonceProblem = nonceCheck(verified.payload['nonce'], check.nonce, provider.nonceRequired);
+        const result = claimsOf(verified.payload, verified.protectedHeader.typ, now, tolerance, provider.emailVerification);
+        if (result.ok && nonceProblem) return { ok: false, failure: 'invalid_token', reason: nonceProblem };
+        return result;
       } catch (error) {
         if (error instanceof IdpUnavailableError) {
           return {
@@ -126,7 +146,7 @@ export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenV
             failure: 'idp_unavailable',
             providerStatus: error.providerStatus,
             cause: error,
-            retryAfterSeconds: keys.retryAfterSeconds(),
+            retryAfterSeconds: provider.keys.retryAfterSeconds(),
           };
         }
         return { ok: false, failure: 'invalid_token', reason: invalidTokenReason(error) };
@@ -135,22 +155,127 @@ export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenV
   };
 }
 
-function keySourceFor(options: IdTokenVerifierOptions): IdTokenKeySource {
+/** One provider as the verifier uses it. */
+interface Provider {
+  /** Its issuer when known without the network: configured, or from a discovery document already read. */
+  knownIssuer(): string | undefined;
+  /** Its issuer, reading the discovery document when needed (throws `IdpUnavailableError`). */
+  resolveIssuer(): Promise<string>;
+  keys: IdTokenKeySource;
+  audiences: string[];
+  algorithms: string[];
+  emailVerification: EmailVerification;
+  nonceRequired: boolean;
+}
+
+function providersOf(options: IdTokenVerifierOptions): Provider[] {
   const { idp } = options;
-  if (idp.kind === 'development') {
-    const directory = path.resolve(idp.keyDirectory);
-    return createLocalKeySource(async () => {
-      // Loaded here, not at start: production never uses it, and its `fs/promises` costs every cold start.
-      const devIdp = await import('./dev-identity-provider.js');
-      return devIdp.devIdpJwks(await devIdp.loadOrCreateDevIdpKeys(directory));
-    });
+  const emailVerification = options.emailVerification ?? DEFAULT_EMAIL_VERIFICATION;
+  if (idp.kind !== 'providers') {
+    if (!idp.issuer || !idp.audience) throw new TypeError('the identity provider needs an issuer and an audience');
+    const keys = idp.kind === 'development' ? developmentKeys(idp.keyDirectory) : remoteKeys(options, idp.jwksUri);
+    return [fixedIssuer(idp.issuer, keys, [idp.audience], checkedAlgorithms(idp.algorithms), emailVerification, false)];
   }
-  return createRemoteKeySource({
+  if (idp.providers.length === 0) throw new TypeError('IDP_PROVIDERS lists no provider');
+  return idp.providers.map((settings) => providerOf(options, settings));
+}
+
+function providerOf(options: IdTokenVerifierOptions, settings: IdentityProviderSettings): Provider {
+  if (settings.audiences.length === 0) throw new TypeError(`identity provider ${settings.name} needs an audience`);
+  const algorithms = checkedAlgorithms(settings.algorithms);
+  if (settings.keys.kind === 'jwks') {
+    if (!settings.issuer) throw new TypeError(`identity provider ${settings.name} needs an issuer`);
+    const keys = remoteKeys(options, settings.keys.jwksUri);
+    return fixedIssuer(settings.issuer, keys, settings.audiences, algorithms, settings.emailVerification, settings.nonceRequired);
+  }
+  const discovery = createDiscoveryKeySource({
     ...options.jwks,
-    jwksUri: idp.jwksUri,
+    discoveryUrl: settings.keys.discoveryUrl,
+    expectedIssuer: settings.issuer,
     clock: options.clock,
     ...(options.onProviderFailure ? { onProviderFailure: options.onProviderFailure } : {}),
   });
+  return {
+    knownIssuer: () => discovery.knownIssuer(),
+    // A configured issuer is still checked against the document (the keys come from it anyway).
+    resolveIssuer: () => discovery.resolveIssuer(),
+    keys: discovery,
+    audiences: settings.audiences,
+    algorithms,
+    emailVerification: settings.emailVerification,
+    nonceRequired: settings.nonceRequired,
+  };
+}
+
+function fixedIssuer(
+  issuer: string,
+  keys: IdTokenKeySource,
+  audiences: string[],
+  algorithms: string[],
+  emailVerification: EmailVerification,
+  nonceRequired: boolean,
+): Provider {
+  return { knownIssuer: () => issuer, resolveIssuer: async () => issuer, keys, audiences, algorithms, emailVerification, nonceRequired };
+}
+
+function developmentKeys(keyDirectory: string): IdTokenKeySource {
+  const directory = path.resolve(keyDirectory);
+  return createLocalKeySource(async () => {
+    // Loaded here, not at start: production never uses it, and its `fs/promises` costs every cold start.
+    const devIdp = await import('./dev-identity-provider.js');
+    return devIdp.devIdpJwks(await devIdp.loadOrCreateDevIdpKeys(directory));
+  });
+}
+
+function remoteKeys(options: IdTokenVerifierOptions, jwksUri: string): IdTokenKeySource {
+  return createRemoteKeySource({
+    ...options.jwks,
+    jwksUri,
+    clock: options.clock,
+    ...(options.onProviderFailure ? { onProviderFailure: options.onProviderFailure } : {}),
+  });
+}
+
+/**
+ * The provider a token claims to come from, by its unverified `iss` (the signature, the issuer and
+ * everything else are then checked against that provider alone). Providers known only by their
+ * discovery document have it read first; when one cannot be read and no other provider matches,
+ * the provider may be the unreachable one: `IdpUnavailableError`, not a refusal.
+ */
+async function selectProvider(jose: Jose, token: string, providers: readonly Provider[]): Promise<Provider | InvalidTokenReason> {
+  let iss: unknown;
+  try {
+    iss = jose.decodeJwt(token).iss;
+  } catch {
+    return 'malformed';
+  }
+  if (typeof iss !== 'string') return 'unknown_issuer';
+  const known = providers.find((provider) => provider.knownIssuer() === iss);
+  if (known) return known;
+  let unavailable: IdpUnavailableError | undefined;
+  for (const provider of providers.filter((candidate) => candidate.knownIssuer() === undefined)) {
+    try {
+      if ((await provider.resolveIssuer()) === iss) return provider;
+    } catch (error) {
+      if (!(error instanceof IdpUnavailableError)) throw error;
+      unavailable ??= error;
+    }
+  }
+  if (unavailable) throw unavailable;
+  return 'unknown_issuer';
+}
+
+/**
+ * The nonce rule: a nonce sent with the sign-in must match the token's, as sent or as its SHA-256
+ * hex (Apple); a provider with `nonceRequired` refuses a sign-in without one. A token with a nonce
+ * and a sign-in without one passes unless required: a web flow's nonce was checked by its client.
+ */
+function nonceCheck(claim: unknown, sent: string | undefined, required: boolean): InvalidTokenReason | undefined {
+  if (sent === undefined) return required ? 'nonce_missing' : undefined;
+  if (typeof claim !== 'string') return 'nonce_mismatch';
+  if (claim === sent) return undefined;
+  const hashed = createHash('sha256').update(sent, 'utf8').digest('hex');
+  return claim.toLowerCase() === hashed ? undefined : 'nonce_mismatch';
 }
 
 function checkedAlgorithms(algorithms: readonly string[]): string[] {

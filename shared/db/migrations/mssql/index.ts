@@ -14,6 +14,7 @@ import * as adultSignInThrottle from './0010-adult-sign-in-throttle';
 import * as childConsents from './0012-child-consents';
 import * as accountNotices from './0013-account-notices';
 import * as accountErasure from './0015-account-erasure';
+import * as fanoutClaim from './0016-fanout-claim';
 
 /** SQL Server's migrations, in order; names match `../sqlite/index.ts` one for one. */
 export const mssqlMigrations: readonly MigrationDefinition[] = [
@@ -32,4 +33,5 @@ export const mssqlMigrations: readonly MigrationDefinition[] = [
   { name: '0013-account-notices', up: accountNotices.up, down: accountNotices.down },
   { name: '0014-delivery-first-sent', up: deliveryFirstSent.up, down: deliveryFirstSent.down },
   { name: '0015-account-erasure', up: accountErasure.up, down: accountErasure.down },
+  { name: '0016-fanout-claim', up: fanoutClaim.up, down: fanoutClaim.down },
 ];

@@ -1,0 +1,21 @@
+import { app, type Timer } from '@azure/functions';
+import { backgroundHandler } from '../shared/background/background-handler';
+import { appServices } from '../shared/composition-root';
+import { costManagementSource } from '../shared/cost/cost-management-source';
+import { recordDailyCost } from '../shared/cost/record-daily-cost';
+
+/**
+ * On `COST_CHECK_SCHEDULE` (once a day): reads the last 8 days of actual cost of `COST_SCOPE` from
+ * Cost Management and reports yesterday's against its 7-day average and the expected daily cost
+ * as the `cost.daily` event, which the cost alerts read. The Cost Management SDK loads on the first
+ * run, never when the app starts.
+ */
+const services = appServices();
+const { cost } = services.config;
+const source = cost.scope ? costManagementSource({ scope: cost.scope, clientId: cost.clientId }) : undefined;
+
+export const checkDailyCost = backgroundHandler<Timer>('cost-check-timer', services, async () => {
+  await recordDailyCost({ ...services, source, expectedMonthly: cost.expectedMonthlyUsd });
+});
+
+app.timer('cost-check-timer', { schedule: services.config.schedules.costCheck, handler: checkDailyCost });

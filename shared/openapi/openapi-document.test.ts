@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROUTE_CATALOGUE } from '../http/route-catalogue';
+import { conformanceChecker, escape } from '../../test/helpers/openapi-conformance';
+import { API_OPERATIONS } from './api-operations';
+import { openApiJson, type JsonObject } from './openapi-document';
+
+const CHECKED_IN = path.resolve(__dirname, '../../docs/openapi.json');
+
+describe('the OpenAPI document', () => {
+  const { document, validateAt, check } = conformanceChecker();
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    // A maintained validator of the OpenAPI 3.1 schema (an ES module, hence the dynamic import).
+    const { Validator } = await import('@seriousme/openapi-schema-validator');
+    const result = await new Validator().validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('is checked in as docs/openapi.json, as the code generates it (`npm run openapi` after a change)', () => {
+    expect(readFileSync(CHECKED_IN, 'utf8') === openApiJson(), 'docs/openapi.json is stale: run `npm run openapi`').toBe(true);
+  });
+
+  it('describes every route the app registers, with its methods', () => {
+    const registered = ROUTE_CATALOGUE.flatMap(({ route, methods }) => methods.map((method) => `${method} /api/${route}`)).sort();
+    const documented = API_OPERATIONS.flatMap((operation) => [
+      `${operation.method.toUpperCase()} ${operation.path}`,
+      ...(operation.head ? [`HEAD ${operation.path}`] : []),
+    ]).sort();
+    expect(documented).toEqual(registered);
+  });
+
+  it('lists the bearer scheme on every endpoint but the public ones', () => {
+    const paths = document.paths as Record<string, Record<string, JsonObject>>;
+    for (const operation of API_OPERATIONS) {
+      const security = paths[operation.path]?.[operation.method]?.security;
+      expect(security, `${operation.method} ${operation.path}`).toEqual(operation.access === 'public' ? [] : [{ bearerAuth: [] }]);
+      if (operation.access !== 'public') expect(Object.keys(paths[operation.path]?.[operation.method]?.responses as object)).toContain('401');
+    }
+  });
+
+  it('has examples that match their own schemas', () => {
+    const paths = document.paths as Record<string, Record<string, JsonObject>>;
+    let checked = 0;
+    for (const operation of API_OPERATIONS) {
+      const base = `/paths/${escape(operation.path)}/${operation.method}`;
+      if (operation.body) {
+        expect(validateAt(`${base}/requestBody/content/application~1json/schema`, operation.body.example), `${operation.operationId} request`).toEqual([]);
+        const schema = typeof operation.body.schema === 'function' ? operation.body.schema() : operation.body.schema.schema();
+        expect(schema['~standard'].validate(operation.body.example), `${operation.operationId} request (zod)`).toMatchObject({ value: operation.body.example });
+        checked += 1;
+      }
+      if (operation.success.example !== undefined) {
+        const pointer = `${base}/responses/${operation.success.status}/content/application~1json/schema`;
+        expect(validateAt(pointer, operation.success.example), `${operation.operationId} answer`).toEqual([]);
+        checked += 1;
+      }
+      expect(paths[operation.path]?.[operation.method]).toBeDefined();
+    }
+    const examples = (document.components as { examples: Record<string, { value: unknown }> }).examples;
+    for (const [code, example] of Object.entries(examples)) {
+      expect(validateAt('/components/schemas/Problem', example.value), code).toEqual([]);
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+
+  it('refuses answers that break it: an unlisted status, a wrong body, an undocumented path', () => {
+    const problem = (status: number, code: string) => JSON.stringify({ type: 'about:blank', title: 'x', status, code, traceId: 't' });
+    const exchange = { method: 'GET', path: '/api/v1/me', contentType: 'application/problem+json' };
+    expect(check({ ...exchange, status: 401, bodyText: problem(401, 'unauthenticated') })).toEqual([]);
+    expect(check({ ...exchange, status: 409, bodyText: problem(409, 'username_taken') })[0]).toMatch(/status 409 is not listed/);
+    expect(check({ ...exchange, status: 403, bodyText: problem(403, 'forbidden') })[0]).toMatch(/status 403 is not listed/);
+    expect(check({ ...exchange, status: 401, bodyText: problem(401, 'invalid_token') })).not.toEqual([]);
+    expect(check({ ...exchange, status: 200, contentType: 'application/json', bodyText: '{"id":"nope"}' })).not.toEqual([]);
+    expect(check({ method: 'GET', path: '/api/v1/nowhere', status: 200, contentType: 'application/json', bodyText: '{}' })[0]).toMatch(/not in the document/);
+    expect(check({ method: 'GET', path: '/api/v1/nowhere', status: 404, contentType: 'application/problem+json', bodyText: problem(404, 'not_found') })).toEqual([]);
+    expect(check({ method: 'DELETE', path: '/api/v1/me/sessions/0123456789abcdef0123456789abcdef?x=1', status: 204, contentType: null, bodyText: '' })).toEqual([]);
+  });
+});

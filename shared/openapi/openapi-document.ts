@@ -1,0 +1,234 @@
+import * as z from 'zod/mini';
+import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue';
+import { API_OPERATIONS, PROBLEM, sharedProblemCodes, type ApiOperation, type NamedSchema } from './api-operations';
+
+/**
+ * The OpenAPI 3.1 document of the API, generated from the endpoints' zod schemas
+ * (`api-operations.ts`) and the error catalogue. Built on demand (`GET /api/openapi.json` builds it
+ * once, on its first call), never at start: building every schema costs tens of milliseconds a cold
+ * start does not need. `npm run openapi` writes it to docs/openapi.json, and a test fails when
+ * that copy is stale.
+ */
+
+export type JsonObject = Record<string, unknown>;
+
+const SCHEMA_REF = (name: string) => `#/components/schemas/${name}`;
+const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/** Builds the document (plain JSON, deterministic: the same code gives the same bytes). */
+export function buildOpenApiDocument(): JsonObject {
+  const responses: Record<string, JsonObject> = {};
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const operation of API_OPERATIONS) {
+    const pathItem = (paths[operation.path] ??= {});
+    pathItem[operation.method] = operationObject(operation, responses);
+    if (operation.head) pathItem.head = headOperation(operation, pathItem[operation.method] ?? {});
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Community platform API',
+      version: '1',
+      description: [
+        'Adults sign in with an identity provider (`POST /api/v1/auth/session`), children with username and PIN or password',
+        '(`POST /api/v1/auth/child-session`); both answer a session token to send as `Authorization: Bearer <token>`.',
+        'Every error is an RFC 9457 problem (`application/problem+json`) with a stable `code`; `invalid_request` and',
+        '`weak_secret` carry `errors`, one entry per failing field: a JSON Pointer into the body, a code and what a valid value',
+        'looks like (never the value sent). Every answer carries `X-Request-Id` and `Cache-Control: no-store`.',
+      ].join(' '),
+    },
+    servers: [{ url: '/' }],
+    tags: [...new Set(API_OPERATIONS.map((operation) => operation.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      responses: Object.fromEntries(Object.keys(responses).sort().map((name) => [name, responses[name]])),
+      examples: problemExamples(),
+      securitySchemes: securitySchemes(),
+    },
+  };
+}
+
+/** The document as served and checked in: two-space JSON with a final newline. */
+export function openApiJson(): string {
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+}
+
+function securitySchemes(): JsonObject {
+  return {
+    bearerAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'session token (<id>.<secret>)',
+      description: 'The `token` of a sign-in answer. Adults\' sessions last 30 days (14 idle), children\'s 7 (2 idle).',
+    },
+  };
+}
+
+/** Every named request and response schema, with `$ref`s between them, as JSON Schema 2020-12. */
+function componentSchemas(): JsonObject {
+  const requests = new Map<string, z.core.$ZodType>();
+  const responses = new Map<string, z.core.$ZodType>([[PROBLEM.name, built(PROBLEM)]]);
+  for (const operation of API_OPERATIONS) {
+    if (operation.body) requests.set(operation.body.name, built(operation.body));
+    if (operation.success.body) responses.set(operation.success.body.name, built(operation.success.body));
+  }
+  const schemas = { ...toJsonSchemas(requests, 'input'), ...toJsonSchemas(responses, 'output') };
+  return Object.fromEntries(Object.keys(schemas).sort().map((name) => [name, schemas[name]]));
+}
+
+function built(named: NamedSchema): z.core.$ZodType {
+  return typeof named.schema === 'function' ? named.schema() : named.schema.schema();
+}
+
+function toJsonSchemas(named: ReadonlyMap<string, z.core.$ZodType>, io: 'input' | 'output'): Record<string, JsonObject> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of named) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    io,
+    uri: SCHEMA_REF,
+    unrepresentable: 'any',
+    override: ({ jsonSchema }) => {
+      // zod spells a format out as a regular expression too; the format says it for every reader.
+      if (typeof jsonSchema.format === 'string' && jsonSchema.pattern !== undefined) delete jsonSchema.pattern;
+    },
+  });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, schema]) => {
+      const { $schema: _dialect, $id: _id, ...rest } = schema as JsonObject;
+      return [id, rest];
+    }),
+  );
+}
+
+function operationObject(operation: ApiOperation, sharedResponses: Record<string, JsonObject>): JsonObject {
+  const parameters = [
+    ...[...operation.path.matchAll(/([^/]+)\/\{([^}]+)\}/g)].map(([, parent, name]) => pathParameter(name ?? '', parent === 'sessions')),
+    ...(operation.query ?? []).map((parameter) => ({ in: 'query', required: false, ...parameter })),
+  ];
+  const who = operation.access === 'public' ? 'Public.' : `Who: ${operation.access} (\`Authorization: Bearer <session token>\`).`;
+  return {
+    operationId: operation.operationId,
+    tags: [operation.tag],
+    summary: operation.summary,
+    description: [who, operation.description].filter(Boolean).join(' '),
+    security: operation.access === 'public' ? [] : [{ bearerAuth: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(operation.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: SCHEMA_REF(operation.body.name) }, example: operation.body.example } },
+          },
+        }
+      : {}),
+    responses: { ...successResponse(operation), ...problemResponses(operation, sharedResponses) },
+  };
+}
+
+/** `HEAD` of a `GET`: the same statuses and headers, no content (RFC 9110 §9.3.2). */
+function headOperation(operation: ApiOperation, get: JsonObject): JsonObject {
+  const responses = Object.fromEntries(
+    Object.entries(get.responses as Record<string, JsonObject>).map(([status, { content: _content, ...response }]) => [
+      status,
+      // A shared problem response has content; HEAD's has only the description.
+      typeof response.$ref === 'string' ? { description: `As for GET (${status}), without the body.` } : response,
+    ]),
+  );
+  return { ...get, operationId: `${operation.operationId}Head`, summary: `${operation.summary} (headers only)`, responses };
+}
+
+/** A session's public id is 32 hex digits; every other id a UUID. */
+function pathParameter(name: string, isSession: boolean): JsonObject {
+  const schema = isSession ? { type: 'string', pattern: '^[0-9a-fA-F]{32}$' } : { type: 'string', format: 'uuid' };
+  return { in: 'path', name, required: true, schema };
+}
+
+function successResponse(operation: ApiOperation): JsonObject {
+  const { success } = operation;
+  if (success.status === 204) return { '204': { description: success.description } };
+  const schema = success.body ? { $ref: SCHEMA_REF(success.body.name) } : { type: 'object' };
+  return {
+    [String(success.status)]: {
+      description: success.description,
+      content: { 'application/json': { schema, ...(success.example === undefined ? {} : { example: success.example }) } },
+    },
+  };
+}
+
+/**
+ * One response per status, its `code` limited to the codes this endpoint answers with at that
+ * status; each distinct set of codes is one entry of `components.responses` the operations refer to.
+ */
+function problemResponses(operation: ApiOperation, shared: Record<string, JsonObject>): JsonObject {
+  const codes = [...new Set<ErrorCode>([...operation.problems, ...sharedProblemCodes(operation)])];
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const { status } = ERROR_CATALOGUE[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: JsonObject = {};
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    const statusCodes = (byStatus.get(status) ?? []).sort();
+    const name = statusCodes.join('-or-');
+    shared[name] ??= problemResponse(status, statusCodes);
+    responses[String(status)] = { $ref: `#/components/responses/${name}` };
+  }
+  return responses;
+}
+
+function problemResponse(status: number, codes: readonly ErrorCode[]): JsonObject {
+  const schema = {
+    allOf: [{ $ref: SCHEMA_REF(PROBLEM.name) }, { type: 'object', properties: { status: { const: status }, code: { enum: codes } } }],
+  };
+  const examples = Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
+  return {
+    description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].title}`).join('; '),
+    ...(headersOf(codes) ?? {}),
+    content: { [PROBLEM_MEDIA_TYPE]: { schema, examples } },
+  };
+}
+
+function headersOf(codes: readonly ErrorCode[]): { headers: JsonObject } | undefined {
+  const headers: JsonObject = {};
+  if (codes.some((code) => code === 'too_many_attempts' || code === 'service_unavailable' || code === 'idp_unavailable')) {
+    headers['Retry-After'] = { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } };
+  }
+  if (codes.includes('unauthenticated')) {
+    headers['WWW-Authenticate'] = { description: 'The bearer challenge (RFC 6750).', schema: { type: 'string' } };
+  }
+  return Object.keys(headers).length > 0 ? { headers } : undefined;
+}
+
+const EXAMPLE_ERRORS: Partial<Record<ErrorCode, JsonObject>> = {
+  invalid_request: {
+    detail: 'Invalid body: /pin: Expected a string. /scopes: Required.',
+    errors: [
+      { pointer: '/pin', code: 'invalid_type', detail: 'Expected a string.' },
+      { pointer: '/scopes', code: 'required', detail: 'Required.' },
+    ],
+  },
+  weak_secret: {
+    detail: 'A PIN has 6 to 12 digits and must not be common, a run or one repeated digit.',
+    errors: [{ pointer: '/pin', code: 'sequence', detail: 'A PIN has 6 to 12 digits and must not be common, a run or one repeated digit.' }],
+  },
+};
+
+/** One example problem per catalogue code, which every response of that code refers to. */
+function problemExamples(): JsonObject {
+  const codes = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+  return Object.fromEntries(codes.map((code) => [code, { summary: ERROR_CATALOGUE[code].title, value: problemExample(code) }]));
+}
+
+function problemExample(code: ErrorCode): JsonObject {
+  const entry = ERROR_CATALOGUE[code];
+  return {
+    type: 'about:blank',
+    title: entry.title,
+    status: entry.status,
+    code,
+    ...(EXAMPLE_ERRORS[code] ?? {}),
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+  };
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { createAnnouncementBody, updateAnnouncementBody } from '../announcements/announcement-request-schemas';
+import { childSessionBody } from '../auth/sign-in-request-schemas';
+import { createChildBody, updateChildBody } from '../children/child-request-schemas';
+import type { Validator } from './lazy-schema';
+import { fieldErrorsOf, jsonPointer, summarizeFieldErrors } from './field-errors';
+
+const CANARY = 'canary-9f3a1c';
+
+function errorsOf<T>(schema: Validator<T>, input: unknown) {
+  const result = schema.safeParse(input);
+  if (result.success) throw new Error('expected a failure');
+  const errors = fieldErrorsOf(result.error.issues, input);
+  const summary = summarizeFieldErrors(errors);
+  // Never the submitted value, nor the name of an unknown field.
+  expect(JSON.stringify(errors) + summary).not.toContain(CANARY);
+  return { errors, summary };
+}
+
+describe('errors that point at the field', () => {
+  it('a PIN sent as a number points at /pin', () => {
+    const { errors, summary } = errorsOf(createChildBody, { username: CANARY, pin: 482915, scopes: [] });
+    expect(errors).toEqual([{ pointer: '/pin', code: 'invalid_type', detail: 'Expected a string.' }]);
+    expect(summary).toBe('Invalid body: /pin: Expected a string.');
+  });
+
+  it('both pin and password: the union says to choose', () => {
+    const { errors } = errorsOf(createChildBody, { username: CANARY, pin: CANARY, password: CANARY, scopes: [] });
+    expect(errors).toEqual([{ pointer: '', code: 'invalid', detail: 'Send either pin or password, not both.' }]);
+    expect(errorsOf(childSessionBody, { username: CANARY, pin: CANARY, password: CANARY }).errors[0]?.detail).toBe('Send either pin or password, not both.');
+  });
+
+  it('no scopes: /scopes is required', () => {
+    expect(errorsOf(createChildBody, { username: CANARY, pin: CANARY }).errors).toEqual([{ pointer: '/scopes', code: 'required', detail: 'Required.' }]);
+  });
+
+  it('neither pin nor password, and no scopes: both said', () => {
+    expect(errorsOf(createChildBody, { username: CANARY }).errors).toEqual([
+      { pointer: '', code: 'invalid', detail: 'Send either pin or password, not both.' },
+      { pointer: '/scopes', code: 'required', detail: 'Required.' },
+    ]);
+  });
+
+  it('an unknown scope points at its item and lists the allowed ones', () => {
+    expect(errorsOf(createChildBody, { username: 'sam', pin: '1', scopes: ['announcements', CANARY] }).errors).toEqual([
+      { pointer: '/scopes/1', code: 'invalid_value', detail: 'One of: announcements, events, groups, media.' },
+    ]);
+  });
+
+  it('duplicate channels, an empty PATCH, a too long title, an unknown field', () => {
+    expect(errorsOf(createAnnouncementBody, { title: 'T', body: 'B', channels: ['push', 'push'] }).errors).toEqual([
+      { pointer: '/channels', code: 'invalid', detail: 'Channels must be unique.' },
+    ]);
+    expect(errorsOf(updateChildBody, {}).errors).toEqual([{ pointer: '', code: 'invalid', detail: 'Nothing to change.' }]);
+    expect(errorsOf(updateAnnouncementBody, {}).errors).toEqual([{ pointer: '', code: 'invalid', detail: 'Nothing to change.' }]);
+    expect(errorsOf(createAnnouncementBody, { title: 'x'.repeat(500) + CANARY, body: 'B', channels: ['push'] }).errors[0]).toMatchObject({ pointer: '/title', code: 'too_big' });
+    expect(errorsOf(updateChildBody, { [CANARY]: true }).errors[0]).toEqual({ pointer: '', code: 'unknown_field', detail: 'Unknown fields are not allowed; remove them.' });
+  });
+
+  it('one entry per field, several fields at once', () => {
+    const { errors, summary } = errorsOf(createAnnouncementBody, { title: 5, body: '', channels: [] });
+    expect(errors.map((entry) => entry.pointer)).toEqual(['/title', '/body', '/channels']);
+    expect(summary).toBe('Invalid body: /title: Expected a string. /body: At least 1 character. /channels: At least 1 item.');
+  });
+
+  it('escapes pointers as RFC 6901 says', () => {
+    expect(jsonPointer(['a/b', 'c~d', 0])).toBe('/a~1b/c~0d/0');
+    expect(jsonPointer([])).toBe('');
+  });
+});

@@ -1,0 +1,6 @@
+/**
+ * The base URLs of the local hosts started in this test file: every answer fetched from one is
+ * checked against the OpenAPI document (test/setup/validate-api-responses.ts). A module of its own
+ * so that the setup, which every test file loads, imports nothing heavy.
+ */
+export const liveApiBaseUrls = new Set<string>();
