@@ -25,6 +25,8 @@ export interface AzuriteOptions {
 
 export interface RunningAzurite {
   port: number;
+  /** Azurite's process id (the local host's ownership marker names it). */
+  pid: number;
   connectionString: string;
   stop(): Promise<void>;
 }
@@ -106,7 +108,7 @@ export async function startAzuriteQueue(options: AzuriteOptions): Promise<Runnin
         reject(new Error(`Azurite exited before listening; see ${options.logFile}`));
       });
     });
-    return { port, connectionString: azuriteQueueConnectionString(port, host), stop };
+    return { port, pid: child.pid ?? -1, connectionString: azuriteQueueConnectionString(port, host), stop };
   } catch (error) {
     await stop();
     throw error;

@@ -4,7 +4,7 @@ import type { TriggerMetadata } from '@azure/functions';
 import { errorFields, type Logger } from '../shared/logging/logger';
 import type { FunctionRegistration } from './functions-core-shim';
 import { readCappedBody, type HostEndpoint, type HostRequest } from './http-host';
-import { HOST_PROBLEMS, writeProblem, type HostProblem } from './http-response';
+import { HOST_PROBLEMS, writeProblem } from './http-response';
 import { createInvocationContext, triggerOf, type HookRunner } from './invocation';
 import { invocationTraceContext, traceIdOf } from './invocation-trace';
 
@@ -22,7 +22,6 @@ import { invocationTraceContext, traceIdOf } from './invocation-trace';
 const WEBHOOK_PATH = /^\/runtime\/webhooks\/eventgrid(?:\/|$)/i;
 /** The verbs of the host's webhook action; ASP.NET Core routing answers others with 405. */
 const WEBHOOK_METHODS = ['GET', 'POST', 'DELETE', 'OPTIONS'];
-const METHOD_NOT_ALLOWED: HostProblem = { status: 405, title: 'Method Not Allowed', code: 'method_not_allowed' };
 /** The origins the extension echoes in `Webhook-Allowed-Origin`; anything else gets the public cloud's. */
 const EVENT_GRID_ORIGINS = new Set([
   'eventgrid.azure.net',
@@ -71,7 +70,7 @@ async function handleWebhook(
   options: EventGridWebhookOptions,
 ): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
-  if (!WEBHOOK_METHODS.includes(method)) return writeProblem(res, METHOD_NOT_ALLOWED, request.ids, { allow: WEBHOOK_METHODS.join(', ') });
+  if (!WEBHOOK_METHODS.includes(method)) return writeProblem(res, HOST_PROBLEMS.methodNotAllowed, request.ids, { allow: WEBHOOK_METHODS.join(', ') });
 
   // The lookup comes first, for OPTIONS too: an unknown or missing name is 404 whatever the request.
   const functionName = functionNameOf(request.url);

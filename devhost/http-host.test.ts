@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLogLine } from '../test/helpers/log-schema';
+import { rawExchange as rawExchangeWith, type RawAnswer } from '../test/helpers/raw-http';
 import { startHttpHost, type HttpHost } from './http-host';
 import { createHookRunner, type HookRunner } from './invocation';
 import { loadApp } from './load-app';
@@ -15,9 +16,11 @@ const { logger, lines, allLines, logged } = captureHostLogs();
 let host: HttpHost;
 let hooks: HookRunner;
 let base: string;
+let loadedRegistrations: () => ReturnType<ReturnType<typeof loadApp>['registrations']>;
 
 beforeAll(async () => {
   const core = loadApp(fixtureRoot);
+  loadedRegistrations = () => core.registrations();
   hooks = createHookRunner(core, fixtureRoot);
   await hooks.appStart();
   const { routes } = buildRouteTable(core.registrations(), 'api');
@@ -28,6 +31,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await host?.close();
 });
+
+/** A bare-socket exchange with the host under test (or another on `port`). */
+function rawExchange(request: string, options: { port?: number; waitMs?: number } = {}): Promise<RawAnswer> {
+  return rawExchangeWith({ port: options.port ?? host.port }, request, options);
+}
 
 /** A raw request, for what fetch refuses to send (odd methods, unannounced chunked bodies, repeated header lines). */
 function raw(
@@ -98,17 +106,87 @@ describe('the local HTTP host', () => {
     expect(await empty.text()).toBe('');
   });
 
-  it('refuses a body over 1 MiB with 413, announced or streamed', async () => {
-    const announced = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: Buffer.alloc(1024 * 1024 + 1, 97) });
+  it('refuses a body over 16 KiB with 413, announced or streamed', async () => {
+    const announced = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: Buffer.alloc(16 * 1024 + 1, 97) });
     expect(announced.status).toBe(413);
-    expect(await announced.json()).toMatchObject({ type: 'about:blank', title: 'Payload too large', status: 413, code: 'payload_too_large' });
+    expect(announced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await announced.json()).toEqual({
+      type: 'about:blank',
+      title: 'Payload too large',
+      status: 413,
+      code: 'payload_too_large',
+      detail: 'The request body is over 16 KiB.',
+      traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
 
     const streamedWithLength = await raw('POST', '/api/v1/echo', Buffer.alloc(2 * 1024 * 1024, 98), { 'content-length': String(2 * 1024 * 1024) });
     expect(streamedWithLength.status).toBe(413);
     expect(JSON.parse(streamedWithLength.text)).toMatchObject({ code: 'payload_too_large' });
 
-    const exactlyAtLimit = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: Buffer.alloc(1024 * 1024, 97) });
+    const exactlyAtLimit = await fetch(`${base}/api/v1/echo`, { method: 'POST', body: Buffer.alloc(16 * 1024, 97) });
     expect(exactlyAtLimit.status).toBe(201);
+    expect((await exactlyAtLimit.text()).length).toBe(16 * 1024);
+  });
+
+  it('answers 413 at once to a Content-Length over 16 KiB, before a byte of the body arrives', async () => {
+    const answer = await rawExchange(`POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 999999\r\n\r\n`, { waitMs: 2_000 });
+    expect(answer.elapsedMs).toBeLessThan(1_000);
+    expect(answer.status).toBe(413);
+    expect(answer.headers['connection']).toBe('close');
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'payload_too_large', detail: expect.any(String) });
+  });
+
+  it('cuts a chunked body off with 413 as soon as it passes 16 KiB, before the rest arrives', async () => {
+    const chunk = 'a'.repeat(4096);
+    const chunks = Array.from({ length: 5 }, () => `1000\r\n${chunk}\r\n`).join('');
+    // Five 4 KiB chunks and no terminating chunk: the body never ends, yet the answer comes.
+    const answer = await rawExchange(`POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}`, { waitMs: 2_000 });
+    expect(answer.elapsedMs).toBeLessThan(1_000);
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'payload_too_large' });
+  });
+
+  it('answers Node\'s own refusals as problem+json with X-Request-Id: headers over 32 KiB (431), malformed framing (400)', async () => {
+    const huge = await rawExchange(`GET /api/v1/things/1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(40 * 1024)}\r\n\r\n`);
+    expect(huge.status).toBe(431);
+    expect(huge.headers['content-type']).toBe('application/problem+json');
+    expect(huge.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(huge.body)).toEqual({
+      type: 'about:blank',
+      title: 'Request header fields too large',
+      status: 431,
+      code: 'headers_too_large',
+      detail: expect.any(String),
+      traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
+    for (const request of [
+      'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd',
+      'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nabcdef',
+      'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ]) {
+      const malformed = await rawExchange(request);
+      const problem = JSON.parse(malformed.body) as Record<string, unknown>;
+      expect(malformed.status, request).toBe(400);
+      expect(malformed.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(problem).toMatchObject({ type: 'about:blank', status: 400, code: 'invalid_request', detail: expect.any(String) });
+      expect(malformed.body).not.toContain('abcd');
+    }
+    const refusals = logged().filter((line) => line.message === 'request refused by the HTTP layer');
+    expect(refusals.length).toBeGreaterThanOrEqual(4);
+    expect(JSON.stringify(refusals)).not.toContain('bbbb');
+  });
+
+  it('answers 408 problem+json and closes the connection when a body stops arriving within the request timeout', async () => {
+    const slow = await startHttpHost({ routes: buildRouteTable(loadedRegistrations(), 'api').routes, hooks, logger, port: 0, requestTimeoutMs: 500 });
+    try {
+      const answer = await rawExchange('POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly part', { port: slow.port, waitMs: 5_000 });
+      expect(answer.elapsedMs).toBeLessThan(2_500);
+      expect(answer.status).toBe(408);
+      expect(answer.closed).toBe(true);
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 408, code: 'request_timeout', detail: expect.any(String) });
+    } finally {
+      await slow.close();
+    }
   });
 
   describe('hands requests over as the Functions host does (azure-functions-host, GrpcMessageConversionExtensions.ToRpcHttp)', () => {
@@ -116,8 +194,8 @@ describe('the local HTTP host', () => {
       const chunked = await raw('POST', '/api/v1/echo', Buffer.from('a chunked body'));
       expect(chunked.status).toBe(201);
       expect(chunked.text).toBe('');
-      // However long: the host never reads it, so there is no 413 either.
-      const long = await raw('POST', '/api/v1/echo', Buffer.alloc(2 * 1024 * 1024, 98));
+      // Up to the limit it is read and dropped; past it the answer is 413 (above).
+      const long = await raw('POST', '/api/v1/echo', Buffer.alloc(16 * 1024, 98));
       expect(long.status).toBe(201);
       expect(long.text).toBe('');
       const announced = await raw('POST', '/api/v1/echo', Buffer.from('announced'), { 'content-length': '9' });

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { HttpResponse, type Cookie, type HttpResponseInit } from '@azure/functions';
+import { ERROR_CATALOGUE, type ErrorCode } from '../shared/errors/error-catalogue';
+import { problemBody } from '../shared/errors/problem';
 
 /**
  * Turns what an HTTP handler returned into the library's `HttpResponse`, as the worker does
@@ -46,20 +48,31 @@ export function serializeCookie(cookie: Cookie): string {
   return parts.join('; ');
 }
 
+/** An answer the host gives itself: a catalogue code, and a detail when the catalogue's is too vague. */
 export interface HostProblem {
-  status: number;
-  title: string;
-  code: string;
+  code: ErrorCode;
+  detail?: string;
 }
 
 export const HOST_PROBLEMS = {
-  notFound: { status: 404, title: 'Not Found', code: 'not_found' },
-  badRequest: { status: 400, title: 'Bad Request', code: 'invalid_request' },
-  payloadTooLarge: { status: 413, title: 'Payload too large', code: 'payload_too_large' },
-  internalError: { status: 500, title: 'Internal Server Error', code: 'internal_error' },
+  notFound: { code: 'not_found', detail: 'No function serves this path and method.' },
+  badRequest: { code: 'invalid_request', detail: 'The request could not be read.' },
+  payloadTooLarge: { code: 'payload_too_large' },
+  methodNotAllowed: { code: 'method_not_allowed' },
+  internalError: { code: 'internal_error' },
 } as const satisfies Record<string, HostProblem>;
 
-/** An answer the host itself gives (no function ran, or one failed): problem+json, never echoing input. */
+const PROBLEM_HEADERS = {
+  'content-type': 'application/problem+json',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+/**
+ * An answer the host itself gives (no function ran, or one failed): problem+json with the same
+ * body the app's pipeline writes (`problemBody`, every member of the contract's problem), never
+ * echoing input.
+ */
 export function writeProblem(
   res: ServerResponse,
   problem: HostProblem,
@@ -70,13 +83,20 @@ export function writeProblem(
     res.destroy();
     return;
   }
-  const body = JSON.stringify({ type: 'about:blank', title: problem.title, status: problem.status, code: problem.code, traceId: ids.traceId });
-  res.writeHead(problem.status, {
-    'content-type': 'application/problem+json',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'x-request-id': ids.requestId,
-    ...extraHeaders,
-  });
-  res.end(body);
+  const body = problemBody(problem, ids.traceId);
+  const text = JSON.stringify(body);
+  res.writeHead(body.status, { ...PROBLEM_HEADERS, 'content-length': String(Buffer.byteLength(text)), 'x-request-id': ids.requestId, ...extraHeaders });
+  res.end(text);
+}
+
+/**
+ * The raw HTTP/1.1 bytes of a problem answer for a socket that has no `ServerResponse` to write
+ * with (Node's HTTP layer refused the request before or while parsing it); the connection closes.
+ */
+export function rawProblemResponse(problem: HostProblem, ids: { traceId: string; requestId: string }): string {
+  const body = JSON.stringify(problemBody(problem, ids.traceId));
+  const { title } = ERROR_CATALOGUE[problem.code];
+  const headers = { ...PROBLEM_HEADERS, 'x-request-id': ids.requestId, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return `HTTP/1.1 ${ERROR_CATALOGUE[problem.code].status} ${title}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
 }

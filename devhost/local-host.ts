@@ -1,8 +1,7 @@
-import path from 'node:path';
-import { DEVELOPMENT_STORAGE, type Config } from '../shared/config';
+import type { Config } from '../shared/config';
 import type { Logger } from '../shared/logging/logger';
 import type { AppSettings } from './app-settings';
-import { AZURITE_QUEUE_PORT, isListening, startAzuriteQueue, type RunningAzurite } from './azurite';
+import { developmentQueueEndpoint, ensureAzurite } from './azurite-ownership';
 import { createEventGridWebhook } from './eventgrid-host';
 import type { FunctionRegistration, RpcLogLevel } from './functions-core-shim';
 import { readHostSettings } from './host-json';
@@ -20,7 +19,10 @@ export interface LocalHostOptions {
   /** App settings: the environment with local.settings.json applied. */
   settings: AppSettings;
   logger: Logger;
-  /** Start Azurite for development storage when nothing listens on its port (default true). */
+  /**
+   * Start Azurite for development storage when nothing listens on its port, and refuse a port held
+   * by anything but an Azurite it may use (default true; devhost/azurite-ownership.ts).
+   */
   manageAzurite?: boolean;
 }
 
@@ -50,10 +52,8 @@ const SUPPORTED_TRIGGERS = new Set(['httptrigger', 'timertrigger', 'queuetrigger
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
   const { appRoot, config, settings, logger } = options;
   const hostSettings = readHostSettings(appRoot, settings);
-  const azurite =
-    options.manageAzurite !== false && config.storageConnectionString?.startsWith(DEVELOPMENT_STORAGE)
-      ? await ensureAzurite(appRoot, logger)
-      : undefined;
+  const queueEndpoint = options.manageAzurite === false ? undefined : developmentQueueEndpoint(config.storageConnectionString);
+  const azurite = queueEndpoint ? await ensureAzurite(appRoot, queueEndpoint, logger) : undefined;
   try {
     const core = loadApp(appRoot, (level, category, message) => {
       const text = message || '(empty log message)';
@@ -106,21 +106,6 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     };
   } catch (error) {
     await azurite?.stop();
-    throw error;
-  }
-}
-
-/** Starts Azurite for development storage unless something already serves its port (then that is used). */
-async function ensureAzurite(appRoot: string, logger: Logger): Promise<RunningAzurite | undefined> {
-  if (await isListening('127.0.0.1', AZURITE_QUEUE_PORT)) return undefined;
-  const location = path.join(appRoot, '.data', 'azurite');
-  try {
-    const azurite = await startAzuriteQueue({ port: AZURITE_QUEUE_PORT, location, logFile: path.join(location, 'azurite.log') });
-    logger.info({ port: azurite.port }, 'azurite queue service started');
-    return azurite;
-  } catch (error) {
-    // Another process may have started one between the check and the start: use it.
-    if (await isListening('127.0.0.1', AZURITE_QUEUE_PORT)) return undefined;
     throw error;
   }
 }

@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLogLine } from '../test/helpers/log-schema';
-import { startAzuriteQueue, type RunningAzurite } from './azurite';
+import { azuriteQueueConnectionString, startAzuriteQueue, type RunningAzurite } from './azurite';
 
 /** The compiled host process, run against the fixture app (`npm test` builds dist/ first). */
 const HOST_ENTRY = path.resolve(__dirname, '..', 'dist', 'devhost', 'main.js');
@@ -90,7 +92,34 @@ describe('node dist/devhost/main.js', () => {
     expect(stdout.join('\n')).not.toContain('fixture:');
     expect(stderr).toContain('fixture: console.log while loading');
     expect(stderr).not.toContain('fixture: appTerminate');
-    // Storage was not development storage, so the host left Azurite alone.
+    // An Azurite already served the endpoint the connection string names, so the host started none.
     expect(existsSync(path.join(fixtureRoot, '.data'))).toBe(false);
+  });
+
+  it('refuses to start, with a reason and exit 1, when something other than Azurite holds the queue port', async () => {
+    const impostor = createServer((_, res) => res.end('not a queue service'));
+    await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+    const port = (impostor.address() as AddressInfo).port;
+    try {
+      const child = spawn(process.execPath, [HOST_ENTRY], {
+        cwd: fixtureRoot,
+        env: { PATH: process.env.PATH ?? '', PORT: '0', DEVHOST_SKIP_LOCAL_SETTINGS: 'true', AzureWebJobsStorage: azuriteQueueConnectionString(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+      expect(code).toBe(1);
+      expect(stderr).toContain(`local host failed to start: Port ${port} on 127.0.0.1`);
+      expect(stderr).toContain('not Azurite');
+      const lines = stdout.trim().split('\n').map(parseLogLine);
+      expect(lines.at(-1)).toMatchObject({ level: 'error', message: 'local host failed to start', errorType: 'AzuriteRefusedError' });
+      expect(lines.map((line) => line.message)).not.toContain('local host listening');
+      expect(existsSync(path.join(fixtureRoot, '.data'))).toBe(false);
+    } finally {
+      impostor.close();
+    }
   });
 });

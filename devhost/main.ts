@@ -39,6 +39,8 @@ async function main(): Promise<void> {
     host = await startLocalHost({ appRoot, config, settings: process.env, logger });
     logger.info({ port: host.port, functionCount: host.functionCount }, 'local host listening');
   } catch (error) {
+    // Stdout is for JSON lines; a developer at a terminal reads the reason on stderr too.
+    if (error instanceof Error) process.stderr.write(`local host failed to start: ${error.message}\n`);
     fail('local host failed to start')(error);
     return;
   }

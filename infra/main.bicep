@@ -74,7 +74,12 @@ param newUserStatus string = 'active'
 @description('BOOTSTRAP_ADMIN_SUBJECTS: identity-provider sub values made admin on first sign-in, comma separated.')
 param bootstrapAdminSubjects string = ''
 
-@minValue(0)
+// The client's address for the per-address sign-in limits. The Container Apps ingress appends the
+// address it received the request from to X-Forwarded-For (anything the client sent stays to its
+// left), and the Functions host hands the worker the request's headers unchanged: the rightmost
+// entry is the client, one hop. At least 1: with 0 every client would share one address limit.
+// Raise it by one for each proxy added in front (Front Door, Application Gateway).
+@minValue(1)
 @description('TRUST_PROXY_HOPS: proxies in front of the app whose X-Forwarded-For is trusted (1: the Container Apps ingress).')
 param trustProxyHops int = 1
 

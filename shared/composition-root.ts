@@ -3,6 +3,8 @@ import { createAdultSignInThrottle, type AdultSignInThrottle } from './auth/adul
 import type { AuthDeps } from './auth/auth-deps';
 import { authenticateSession } from './auth/authenticate-session';
 import { createSecretHasher, type SecretHasher } from './auth/child/secret-hasher';
+import { SIGN_IN_THROTTLE_POLICY } from './auth/child/sign-in-throttle';
+import { warnOnceWithoutAddress } from './auth/unknown-client-address';
 import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';
 import type { ChildManagementDeps } from './children/create-child';
 import { loadConfig, type Config } from './config';
@@ -133,6 +135,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
       telemetry,
       authenticate: (authorization) => authenticateSession(authorization, auth),
       corsAllowedOrigins: config.corsAllowedOrigins,
+      shutdown,
     }),
     sessionPolicy,
     idTokenVerifier: createIdTokenVerifier({
@@ -157,6 +160,12 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
       noticeQueue,
       shutdown,
       consentTermsVersion: config.consentTermsVersion,
+      onUnknownClientAddress: warnOnceWithoutAddress({
+        logger,
+        trustProxyHops: config.trustProxyHops,
+        message: 'child sign-ins without a client address share one address limit',
+        maxFailures: SIGN_IN_THROTTLE_POLICY.addressMaxFailures,
+      }),
     },
     noticeQueue,
     fanoutQueue:

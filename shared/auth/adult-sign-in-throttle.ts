@@ -9,6 +9,7 @@ import {
   type FailureWindow,
 } from './adult-sign-in-throttle-store';
 import { adultAddressThrottleKey } from './child/throttle-keys';
+import { UNKNOWN_CLIENT_ADDRESS, warnOnceWithoutAddress } from './unknown-client-address';
 
 /**
  * Adult sign-in limits (`POST /api/v1/auth/session`), kept in the database so every instance sees
@@ -50,8 +51,7 @@ export const DEFAULT_ADULT_SIGN_IN_LIMITS: AdultSignInLimits = {
 /** The global ceiling counts failures per minute. */
 export const GLOBAL_WINDOW_MS = 60 * 1000;
 
-/** What attempts without a client address count under (no IP address is spelled this way). */
-export const UNKNOWN_CLIENT_ADDRESS = 'unknown';
+export { UNKNOWN_CLIENT_ADDRESS } from './unknown-client-address';
 
 /** The lock every adult failure is recorded under. */
 const FAILURES_LOCK = 'sign-in:adult-failures';
@@ -111,7 +111,12 @@ export interface AdultSignInThrottleOptions {
 
 /** Builds the process's `AdultSignInThrottle`. */
 export function createAdultSignInThrottle(options: AdultSignInThrottleOptions): AdultSignInThrottle {
-  let warned = false;
+  const warn = warnOnceWithoutAddress({
+    logger: options.logger,
+    trustProxyHops: options.trustProxyHops,
+    message: 'adult sign-in failures without a client address share one address limit',
+    maxFailures: options.limits.addressMaxFailures,
+  });
   // On first use, not at start: the address parser's first run (node:net's IPv6 check) costs
   // milliseconds of every cold start otherwise.
   let unknownKey: string | undefined;
@@ -119,13 +124,7 @@ export function createAdultSignInThrottle(options: AdultSignInThrottleOptions): 
     limits: options.limits,
     addressKey(clientAddress) {
       if (clientAddress !== null) return adultAddressThrottleKey(options.pepper, clientAddress);
-      if (!warned) {
-        warned = true;
-        options.logger.warn(
-          { trustProxyHops: options.trustProxyHops, maxFailures: options.limits.addressMaxFailures },
-          'adult sign-in failures without a client address share one address limit',
-        );
-      }
+      warn();
       unknownKey ??= adultAddressThrottleKey(options.pepper, UNKNOWN_CLIENT_ADDRESS);
       return unknownKey;
     },

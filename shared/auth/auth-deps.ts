@@ -33,4 +33,10 @@ export interface ChildAuthDeps extends AuthDeps {
    * the work runs untracked.
    */
   shutdown?: Pick<Shutdown, 'track'>;
+  /**
+   * Called for every child sign-in without a client address, which then counts under the one
+   * shared "unknown" address limit; the composition root passes `warnOnceWithoutAddress` (one warn
+   * line per process). Absent (some tests): the attempts still share that limit, silently.
+   */
+  onUnknownClientAddress?: () => void;
 }

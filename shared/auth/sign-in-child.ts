@@ -17,6 +17,7 @@ import { HashingOverloadedError, type HashWork } from './child/secret-hasher';
 import { checkThrottle, lockThrottle, recordFailure, recordSuccess, type ThrottleRefusal } from './child/sign-in-throttle';
 import { clientAddressBucket, throttleKeys, type ThrottleKeys } from './child/throttle-keys';
 import { reportSignIn, startSignedInSession } from './signed-in-session';
+import { UNKNOWN_CLIENT_ADDRESS } from './unknown-client-address';
 
 export type ChildSignInDeps = ChildAuthDeps;
 
@@ -24,7 +25,7 @@ export interface ChildSignInAttempt {
   username: string;
   /** The PIN or password, whichever was sent. */
   secret: string;
-  /** The client's address as the HTTP layer determined it; null when unknown (no trusted proxy hop). */
+  /** The client's address as the HTTP layer determined it; null when unknown (no trusted proxy hop): one shared bucket. */
   clientAddress: string | null;
   /** The client's coarse label from its `User-Agent`, kept with the new session; `unknown` when absent. */
   clientLabel?: ClientLabel;
@@ -289,10 +290,12 @@ function logFailure(deps: ChildSignInDeps, reason: LoginFailureReason): void {
 }
 
 /**
- * Without a trusted client address every request would share one address bucket, and 30 failures
- * anywhere would block every child. A bucket of its own per attempt leaves such deployments with
- * the per-username limits only (set TRUST_PROXY_HOPS behind Azure's front end).
+ * Attempts without a client address (no trusted proxy hop, or a request that bypassed the proxy)
+ * share one address limit: failing closed, so hiding the address never escapes the contract's
+ * 30 failures per 10 minutes, at the price that all such clients share those 30 (a deployment
+ * without TRUST_PROXY_HOPS shows as 429s for everyone, and one warn line says why).
  */
 function unknownAddress(deps: ChildSignInDeps): string {
-  return `unknown:${deps.random.uuid()}`;
+  deps.onUnknownClientAddress?.();
+  return UNKNOWN_CLIENT_ADDRESS;
 }

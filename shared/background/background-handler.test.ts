@@ -4,6 +4,7 @@ import { InvocationContext } from '@azure/functions';
 import { describe, expect, it } from 'vitest';
 import { LogSink } from '../../test/helpers/log-sink';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
+import { createShutdown } from '../lifecycle/shutdown';
 import { currentLogContext } from '../logging/log-context';
 import { createLogger } from '../logging/logger';
 import { createInMemoryTelemetry } from '../telemetry/in-memory';
@@ -82,5 +83,21 @@ describe('the last try of a queue message', () => {
     const poison = sink.withMessage('message moved to the poison queue');
     expect(poison).toHaveLength(1);
     expect(poison[0]).toMatchObject({ level: 'error', errorCode: 'poison_message', dequeueCount: 5 });
+  });
+});
+
+describe('backgroundHandler and the shutdown', () => {
+  it('runs each invocation tracked, so the stop waits for it before closing the database', async () => {
+    const { deps } = setup();
+    const shutdown = createShutdown({ graceMs: 30_000 });
+    let release: () => void = () => undefined;
+    const run = backgroundHandler('work', { ...deps, shutdown }, async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+    })(undefined, context());
+    shutdown.begin('SIGTERM');
+    expect(await shutdown.drained(50)).toBe(false);
+    release();
+    await run;
+    expect(await shutdown.drained(1_000)).toBe(true);
   });
 });

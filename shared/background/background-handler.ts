@@ -2,6 +2,7 @@ import type { InvocationContext } from '@azure/functions';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { resolveTraceId } from '../http/trace-context';
 import { runWithLogContext } from '../logging/log-context';
+import type { Shutdown } from '../lifecycle/shutdown';
 import { errorFields, type Logger } from '../logging/logger';
 import { BACKGROUND_BUDGET_MS, runWithTimeBudget } from '../resilience/time-budget';
 import { parseHostTime } from './host-time';
@@ -22,6 +23,12 @@ export function isLastAttempt(context: InvocationContext): boolean {
 export interface BackgroundDeps {
   logger: Logger;
   telemetry: Telemetry;
+  /**
+   * The process's shutdown: each run is `track`ed, so the stop waits for it (up to the drain
+   * point) before it closes the database. A run that starts while stopping still runs: refusing it
+   * would only fail a queue message, which then counts towards its poisoning.
+   */
+  shutdown?: Pick<Shutdown, 'track'>;
 }
 
 /**
@@ -43,7 +50,7 @@ export function backgroundHandler<TTrigger>(
   return (trigger, context) => {
     const traceId = resolveTraceId(null, context.traceContext?.traceParent);
     const logContext = { traceId, userId: null, ...(options.service ? { service: options.service } : {}) };
-    return runWithLogContext(logContext, () => runWithTimeBudget(BACKGROUND_BUDGET_MS, async () => {
+    const run = (): Promise<void> => runWithLogContext(logContext, () => runWithTimeBudget(BACKGROUND_BUDGET_MS, async () => {
       if (isPastDueTimer(trigger)) {
         // The host runs a missed occurrence late (after a restart or a scale-in) with `isPastDue`:
         // the work runs as usual, and the lateness is said, since the run may overlap the next one.
@@ -81,6 +88,7 @@ export function backgroundHandler<TTrigger>(
         throw error;
       }
     }));
+    return deps.shutdown ? deps.shutdown.track(run) : run();
   };
 }
 

@@ -66,27 +66,31 @@ export function isProblem(value: unknown): value is Problem {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'problem';
 }
 
-/** The RFC 9457 body of a problem, as the contract shapes it. */
+/** The RFC 9457 body of a problem, as the contract shapes it: always its six members, `errors` when given. */
 export interface ProblemBody {
   type: 'about:blank';
   title: string;
   status: number;
   code: ErrorCode;
-  detail?: string;
+  detail: string;
   errors?: FieldError[];
   traceId: string;
 }
 
-/** Renders the client-facing body of a problem; nothing from `cause` reaches it. */
-export function problemBody(value: Problem, traceId: string): ProblemBody {
+/**
+ * Renders the client-facing body of a problem; nothing from `cause` reaches it. The one place a
+ * problem body is made (the app's pipeline and the local host's own answers): a problem without a
+ * `detail` of its own gets its code's from the catalogue, so no body lacks one.
+ */
+export function problemBody(value: Pick<Problem, 'code' | 'detail' | 'errors'>, traceId: string): ProblemBody {
   const entry = ERROR_CATALOGUE[value.code];
   return {
     type: 'about:blank',
     title: entry.title,
     status: entry.status,
     code: value.code,
-    ...(value.detail === undefined ? {} : { detail: value.detail }),
-    ...(value.errors === undefined ? {} : { errors: value.errors.map((entry) => ({ ...entry })) }),
+    detail: value.detail ?? entry.detail,
+    ...(value.errors === undefined ? {} : { errors: value.errors.map((error) => ({ ...error })) }),
     traceId,
   };
 }
@@ -98,7 +102,7 @@ export const problemBodySchema = lazySchema(() =>
     title: z.string(),
     status: z.number().check(z.int()),
     code: z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]),
-    detail: z.optional(z.string()),
+    detail: z.string(),
     errors: z.optional(z.array(z.strictObject({ pointer: z.string(), code: z.string(), detail: z.string() }))),
     traceId: z.string(),
   }),

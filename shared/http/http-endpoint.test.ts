@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import { LogSink } from '../../test/helpers/log-sink';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { problem } from '../errors/problem';
+import { createShutdown } from '../lifecycle/shutdown';
 import { currentLogContext } from '../logging/log-context';
 import { createLogger } from '../logging/logger';
 import type { Telemetry } from '../telemetry/telemetry';
@@ -239,5 +240,71 @@ describe('authenticated endpoints', () => {
     expect(jsonOf(response)).toEqual({ user: 'user-9', name: 'a' });
     expect(seen).toEqual(['Bearer t']);
     expect(sink.lines[0]).toMatchObject({ message: 'request handled', userId: 'user-9' });
+  });
+});
+
+describe('createHttpPipeline while the process shuts down', () => {
+  function shuttingDownSetup(graceMs = 30_000) {
+    const sink = new LogSink();
+    const { telemetry, exceptions } = recordingTelemetry();
+    const shutdown = createShutdown({ graceMs });
+    const endpoint = createHttpPipeline({ logger: createLogger({ service: 'api', level: 'info', destination: sink }), telemetry, shutdown });
+    return { sink, exceptions, shutdown, endpoint };
+  }
+
+  it('answers a request that arrives after termination began with 503 problem+json and Retry-After, without running the handler', async () => {
+    const { sink, exceptions, shutdown, endpoint } = shuttingDownSetup();
+    let ran = false;
+    const handler = endpoint({ route: 'v1/things' }, async () => {
+      ran = true;
+      return { status: 200, jsonBody: {} };
+    });
+    shutdown.begin('SIGTERM');
+    const response = await handler(request({ method: 'GET' }), context());
+    expect(ran).toBe(false);
+    expect(response.status).toBe(503);
+    expect(headerOf(response, 'Content-Type')).toBe('application/problem+json');
+    expect(headerOf(response, 'Retry-After')).toBe('5');
+    expect(jsonOf(response)).toMatchObject({ status: 503, code: 'service_unavailable', detail: expect.stringContaining('shutting down') });
+    // Expected on every deploy: a warning, no error line, no exception.
+    expect(sink.withMessage('request handled')[0]).toMatchObject({ level: 'warn', statusCode: 503, errorCode: 'service_unavailable' });
+    expect(exceptions).toHaveLength(0);
+  });
+
+  it('counts a request in flight as work the stop waits for, and answers it normally', async () => {
+    const { shutdown, endpoint } = shuttingDownSetup();
+    let release: () => void = () => undefined;
+    const handler = endpoint({ route: 'v1/things' }, async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return { status: 200, jsonBody: { done: true } };
+    });
+    const answer = handler(request({ method: 'GET' }), context());
+    shutdown.begin('SIGTERM');
+    expect(await shutdown.drained(50)).toBe(false);
+    release();
+    expect(await shutdown.drained(1_000)).toBe(true);
+    const response = await answer;
+    expect(response.status).toBe(200);
+    expect(jsonOf(response)).toEqual({ done: true });
+  });
+
+  it('answers 503 at the shutdown deadline for a request still running, which the stop still waits for', async () => {
+    // A 300 ms grace: deadline at 200 ms.
+    const { shutdown, endpoint } = shuttingDownSetup(300);
+    let release: () => void = () => undefined;
+    const handler = endpoint({ route: 'v1/things' }, async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return { status: 200, jsonBody: { done: true } };
+    });
+    const answer = handler(request({ method: 'GET' }), context());
+    const started = Date.now();
+    shutdown.begin('SIGTERM');
+    const response = await answer;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    expect(response.status).toBe(503);
+    expect(jsonOf(response)).toMatchObject({ code: 'service_unavailable' });
+    expect(await shutdown.drained(10)).toBe(false);
+    release();
+    expect(await shutdown.drained(1_000)).toBe(true);
   });
 });

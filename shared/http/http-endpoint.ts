@@ -4,6 +4,7 @@ import type { Validator } from '../validation/lazy-schema';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { isServerError } from '../errors/error-catalogue';
 import { isProblem, problem, problemBody, type Problem } from '../errors/problem';
+import type { Shutdown } from '../lifecycle/shutdown';
 import { runWithLogContext, type LogContext } from '../logging/log-context';
 import { errorFields, type Logger } from '../logging/logger';
 import { HTTP_REQUEST_BUDGET_MS, runWithTimeBudget } from '../resilience/time-budget';
@@ -71,6 +72,12 @@ export interface HttpPipelineDeps {
   authenticate?: (authorization: string | null) => Promise<Authentication>;
   /** `CORS_ALLOWED_ORIGINS`: browser origins whose requests get `Access-Control-Allow-Origin`; empty: CORS off. */
   corsAllowedOrigins?: readonly string[];
+  /**
+   * The process's shutdown: each request runs `track`ed (the stop waits for it before closing the
+   * database), one arriving after termination began gets 503 at once, and one still running at the
+   * deadline is answered 503 then.
+   */
+  shutdown?: Pick<Shutdown, 'stopping' | 'deadline' | 'track'>;
 }
 
 type BodyOf<S> = S extends Validator<infer T> ? T : undefined;
@@ -88,8 +95,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * with: request id and trace id, a per-request logger, repeated query keys refused (400), body limit
  * + JSON parsing + zod validation,
  * problem+json answers from the error catalogue, and exactly one `request handled` line per request
- * (never a body). An exception from the handler becomes a 500 `internal_error` with no detail
- * (503 `service_unavailable` when an adapter reports its dependency unreachable).
+ * (never a body). An exception from the handler becomes a 500 `internal_error` with the catalogue's
+ * detail (503 `service_unavailable` when an adapter reports its dependency unreachable). Once the
+ * process is shutting down, a new request gets 503 `service_unavailable` with `Retry-After` before
+ * any work, and the requests in flight are waited for (`HttpPipelineDeps.shutdown`).
  */
 export function createHttpPipeline(deps: HttpPipelineDeps) {
   return function endpoint<S extends Validator<unknown> | undefined = undefined, A extends boolean = false>(
@@ -111,16 +120,23 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
         let result: EndpointResult;
         let thrown: unknown;
         try {
-          result = await runHandler(options, handler, deps, {
-            request,
-            context,
-            log,
-            traceId,
-            requestId,
-            setUserId: (userId) => {
-              logContext.userId = userId;
-            },
-          });
+          const shutdown = deps.shutdown;
+          if (shutdown?.stopping.aborted) {
+            result = SHUTTING_DOWN;
+          } else {
+            const run = (): Promise<EndpointResult> =>
+              runHandler(options, handler, deps, {
+                request,
+                context,
+                log,
+                traceId,
+                requestId,
+                setUserId: (userId) => {
+                  logContext.userId = userId;
+                },
+              });
+            result = shutdown ? await untilDeadline(shutdown.track(run), shutdown.deadline) : await run();
+          }
         } catch (error) {
           thrown = error;
           result =
@@ -143,6 +159,26 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
       }));
     };
   };
+}
+
+/** The answer to a request that arrives, or is still running at the deadline, while the process stops. */
+const SHUTTING_DOWN = problem('service_unavailable', { detail: 'This instance is shutting down; try again after the Retry-After seconds.' });
+
+/**
+ * The handler's result, or 503 when the shutdown deadline passes first: the client gets an answer
+ * while the instance can still send one. The handler keeps running (tracked, so the stop still
+ * waits for it up to the drain point); its late result is dropped.
+ */
+function untilDeadline(running: Promise<EndpointResult>, deadline: AbortSignal): Promise<EndpointResult> {
+  if (deadline.aborted) return Promise.resolve(SHUTTING_DOWN);
+  let onAbort: (() => void) | undefined;
+  const cutOff = new Promise<EndpointResult>((resolve) => {
+    onAbort = () => resolve(SHUTTING_DOWN);
+    deadline.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([running, cutOff]).finally(() => {
+    if (onAbort) deadline.removeEventListener('abort', onAbort);
+  });
 }
 
 async function runHandler<S extends Validator<unknown> | undefined, A extends boolean>(
@@ -212,6 +248,11 @@ function logRequestHandled(log: Logger, telemetry: Telemetry, handled: HandledRe
   const { result } = handled;
   if (!isProblem(result)) {
     log.info(fields, 'request handled');
+    return;
+  }
+  if (result === SHUTTING_DOWN) {
+    // Expected on every scale-in and deploy: a warning, not an error line or an exception.
+    log.warn({ ...fields, errorCode: result.code }, 'request handled');
     return;
   }
   if (!isServerError(result.code)) {

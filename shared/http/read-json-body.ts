@@ -2,6 +2,7 @@ import type { HttpRequest } from '@azure/functions';
 import type { Validator } from '../validation/lazy-schema';
 import { problem, type Problem } from '../errors/problem';
 import { fieldErrorsOf, summarizeFieldErrors } from '../validation/field-errors';
+import { loneSurrogateErrors } from '../validation/well-formed-strings';
 
 /** The contract's request body limit. */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -16,7 +17,8 @@ const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
 /**
  * Reads, parses and validates a JSON request body without ever holding more than the limit:
  * 413 over 16 KiB (by `Content-Length` or while streaming), 415 for a non-JSON content type,
- * 400 for anything that is not JSON or breaks the schema (with an `errors` entry per failing field),
+ * 400 for anything that is not JSON, not I-JSON (a lone surrogate in a string) or breaks the schema
+ * (with an `errors` entry per failing field),
  * or that arrived empty (a body without `Content-Length` arrives empty under the Functions host).
  * Details never echo submitted values.
  */
@@ -45,6 +47,12 @@ export async function readJsonBody<T>(request: HttpRequest, schema: Validator<T>
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
   } catch {
     return { ok: false, problem: problem('invalid_request', { detail: 'The body is not valid UTF-8 JSON.' }) };
+  }
+  // I-JSON (RFC 7493): a `\ud800` escape parses into a string that is not Unicode; refused before
+  // any schema or code sees it, field by field (the pointer, never the value).
+  const malformed = loneSurrogateErrors(parsed);
+  if (malformed.length > 0) {
+    return { ok: false, problem: problem('invalid_request', { detail: summarizeFieldErrors(malformed), errors: malformed }) };
   }
   const result = schema.safeParse(parsed);
   if (!result.success) {

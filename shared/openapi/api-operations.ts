@@ -70,11 +70,19 @@ export interface ApiOperation {
   problems: readonly ErrorCode[];
 }
 
-/** The codes any endpoint may answer with: a repeated query key, a failure, an unreachable dependency. */
+/**
+ * The codes any endpoint may answer with: a repeated query key or a malformed request, a failure,
+ * an unreachable dependency or an app shutting down (503). Whatever the route, the local host
+ * refuses a body over 16 KiB (413), a header section over 32 KiB (431) and a request that does not
+ * arrive within 10 s (408) before any function runs (devhost/http-host.ts).
+ */
 export function sharedProblemCodes(operation: ApiOperation): ErrorCode[] {
   return [
     'invalid_request',
-    ...(operation.body ? (['payload_too_large', 'unsupported_media_type'] as const) : []),
+    'request_timeout',
+    'payload_too_large',
+    ...(operation.body ? (['unsupported_media_type'] as const) : []),
+    'headers_too_large',
     ...(operation.access === 'public' ? [] : (['unauthenticated'] as const)),
     'internal_error',
     'service_unavailable',

@@ -69,9 +69,11 @@ describe('the OpenAPI document', () => {
   });
 
   it('refuses answers that break it: an unlisted status, a wrong body, an undocumented path', () => {
-    const problem = (status: number, code: string) => JSON.stringify({ type: 'about:blank', title: 'x', status, code, traceId: 't' });
+    const problem = (status: number, code: string) => JSON.stringify({ type: 'about:blank', title: 'x', status, code, detail: 'd', traceId: 't' });
     const exchange = { method: 'GET', path: '/api/v1/me', contentType: 'application/problem+json' };
     expect(check({ ...exchange, status: 401, bodyText: problem(401, 'unauthenticated') })).toEqual([]);
+    // Every problem body has all six members: one without `detail` breaks the document.
+    expect(check({ ...exchange, status: 401, bodyText: JSON.stringify({ type: 'about:blank', title: 'x', status: 401, code: 'unauthenticated', traceId: 't' }) })).not.toEqual([]);
     expect(check({ ...exchange, status: 409, bodyText: problem(409, 'username_taken') })[0]).toMatch(/status 409 is not listed/);
     expect(check({ ...exchange, status: 403, bodyText: problem(403, 'forbidden') })[0]).toMatch(/status 403 is not listed/);
     expect(check({ ...exchange, status: 401, bodyText: problem(401, 'invalid_token') })).not.toEqual([]);

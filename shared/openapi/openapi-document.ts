@@ -228,6 +228,7 @@ function problemExample(code: ErrorCode): JsonObject {
     title: entry.title,
     status: entry.status,
     code,
+    detail: entry.detail,
     ...(EXAMPLE_ERRORS[code] ?? {}),
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
   };

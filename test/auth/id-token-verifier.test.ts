@@ -40,6 +40,23 @@ describe('a valid ID token', () => {
     expect(result).toEqual({ ok: true, claims: { issuer: ISSUER, subject: 'alice' } });
   });
 
+  it('takes our audience as a string or a one-element array (no azp needed), or among several with azp naming it (OIDC Core 3.1.3.7)', async () => {
+    const verifier = verifierAt(NOW);
+    const accepted = { ok: true, claims: { issuer: ISSUER, subject: 'alice' } };
+    const verify = (claims: Record<string, unknown>) => verifier.verify(mintIdToken(rsaKey, idTokenClaims(context, { sub: 'alice', ...claims })));
+    expect(await verify({ aud: AUDIENCE })).toEqual(accepted);
+    expect(await verify({ aud: [AUDIENCE] })).toEqual(accepted);
+    // One audience: azp is not compared (Google's native sign-in: aud the web client, azp the app's own).
+    expect(await verify({ aud: AUDIENCE, azp: 'android-client' })).toEqual(accepted);
+    expect(await verify({ aud: [AUDIENCE, 'another-app'], azp: AUDIENCE })).toEqual(accepted);
+    expect(await verify({ aud: ['another-app', AUDIENCE], azp: AUDIENCE })).toEqual(accepted);
+    // And each refusal, for its reason.
+    expect(await verify({ aud: 'another-app' })).toMatchObject({ ok: false, reason: 'wrong_audience' });
+    expect(await verify({ aud: [AUDIENCE, 'another-app'] })).toMatchObject({ ok: false, reason: 'azp_missing' });
+    expect(await verify({ aud: [AUDIENCE, 'another-app'], azp: 'another-app' })).toMatchObject({ ok: false, reason: 'azp_mismatch' });
+    expect(await verify({ aud: ['another-app', 'third-app'], azp: AUDIENCE })).toMatchObject({ ok: false, reason: 'wrong_audience' });
+  });
+
   it('surfaces e-mail and phone only when the provider verified them', async () => {
     const verifier = verifierAt(NOW);
     const verified = await verifier.verify(

@@ -95,6 +95,29 @@ describe('errors that point at the field', () => {
     expect(password.body).toMatchObject({ code: 'weak_secret', errors: [{ pointer: '/password', code: 'matches_username' }] });
   });
 
+  it('a lone surrogate in any string (I-JSON, RFC 7493): 400 naming the field, before anything is stored or hashed', async () => {
+    canaries.add('canary-lone-title', 'canary-lone-secret', 'canary-lone-name');
+    const title = await send('POST', '/api/v1/announcements', { title: 'canary-lone-title\ud800', body: 'B', channels: ['push'] });
+    expect(title.status).toBe(400);
+    expect(title.body).toMatchObject({
+      code: 'invalid_request',
+      detail: expect.stringMatching(/^Invalid body: \/title: Not well-formed Unicode/) as unknown,
+      errors: [{ pointer: '/title', code: 'lone_surrogate' }],
+    });
+    // `a\ud800b` and `a\udbffb` would both reach Argon2 as `a\ufffdb`: the password is refused instead.
+    for (const password of ['canary-lone-secret\ud800b', 'canary-lone-secret\udbffb']) {
+      const signIn = await api.request('POST', '/api/v1/auth/child-session', { body: { username, password } });
+      answers.push(signIn);
+      expect(signIn.status).toBe(400);
+      expect(signIn.body).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '/password', code: 'lone_surrogate' }] });
+    }
+    const nested = await send('POST', '/api/v1/children', { username, pin: secret, scopes: ['announcements', 'x\udc00'] });
+    expect(nested.body).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '/scopes/1', code: 'lone_surrogate' }] });
+    // A member name with one is reported at its object: the pointer would repeat the name.
+    const name = await send('POST', '/api/v1/children', `{"username":"${username}","pin":"${secret}","scopes":[],"canary-lone-name\\ud800":1}`);
+    expect(name.body).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '', code: 'lone_surrogate' }] });
+  });
+
   it('never echoes a submitted value or an unknown field name', () => {
     canaries.add('casino');
     expect(answers.length).toBeGreaterThan(5);

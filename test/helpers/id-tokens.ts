@@ -151,6 +151,12 @@ export function attackTokens(key: TestSigningKey, context: TokenContext): Attack
   add('wrong audience', mintIdToken(key, { ...claims, aud: 'another-app' }), 'wrong_audience');
   add('audience list without ours', mintIdToken(key, { ...claims, aud: ['another-app', 'third-app'] }), 'wrong_audience');
   add('audience with a suffix', mintIdToken(key, { ...claims, aud: `${context.audience}-admin` }), 'wrong_audience');
+  // Several audiences, ours among them: only with `azp` naming ours (OIDC Core 3.1.3.7).
+  add('audience list with ours and another, no azp', mintIdToken(key, { ...claims, aud: [context.audience, 'another-app'] }), 'azp_missing');
+  add('audience list with ours and another, azp the other', mintIdToken(key, { ...claims, aud: [context.audience, 'another-app'], azp: 'another-app' }), 'azp_mismatch');
+  add('audience list with ours and another, azp a third', mintIdToken(key, { ...claims, aud: [context.audience, 'another-app'], azp: 'third-app' }), 'azp_mismatch');
+  add('audience list with ours and another, azp not a string', mintIdToken(key, { ...claims, aud: [context.audience, 'another-app'], azp: [context.audience] }), 'azp_missing');
+  add('audience list without ours, azp ours', mintIdToken(key, { ...claims, aud: ['another-app', 'third-app'], azp: context.audience }), 'wrong_audience');
 
   // Required claims and their types.
   add('missing exp', mintIdToken(key, { ...claims, exp: undefined }), 'claim_missing');

@@ -7,7 +7,7 @@ let commonPasswords: ReadonlySet<string> | undefined;
 
 /**
  * True when `password`, compared case-insensitively, is on the common-password list.
- * @param password the candidate, already NFC-normalised by the caller.
+ * @param password the candidate, already NFKC-normalised by the caller (`hashedForm`).
  */
 export function isCommonPassword(password: string): boolean {
   if (!commonPasswords) {

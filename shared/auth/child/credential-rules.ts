@@ -1,6 +1,7 @@
 import { usernameIdentity } from './child-username';
 import { COMMON_PINS } from './common-pins';
 import { isCommonPassword } from './common-passwords';
+import { hashedForm } from './secret-hasher';
 
 /**
  * The rules for child PINs and passwords (contract section 6; usernames have their own module,
@@ -42,14 +43,14 @@ export function checkPin(pin: string): SecretCheck<PinRule> {
 }
 
 /**
- * Checks a new password: 8 to 128 characters (Unicode code points after NFC normalisation, the
+ * Checks a new password: 8 to 128 characters (Unicode code points after NFKC normalisation, the
  * form the hasher hashes), not on the common-password list (case-insensitively), and, when the
  * username is given, not the username itself in any spelling (`usernameIdentity`).
  * @param password the password as submitted.
  * @param username the child's username (raw or normalised), when known.
  */
 export function checkPassword(password: string, username?: string): SecretCheck<PasswordRule> {
-  const normalized = password.normalize('NFC');
+  const normalized = hashedForm(password);
   const length = [...normalized].length;
   if (length < CREDENTIAL_LIMITS.passwordMinLength) return { ok: false, rule: 'too_short' };
   if (length > CREDENTIAL_LIMITS.passwordMaxLength) return { ok: false, rule: 'too_long' };

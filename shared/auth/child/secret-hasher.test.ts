@@ -104,10 +104,36 @@ describe('createSecretHasher', () => {
     expect(await hasher.verify(nodeOrder, 'violet-kangaroo')).toEqual({ valid: true, needsRehash: false });
   });
 
-  it('hashes the NFC form, so composed and decomposed accents are the same password', async () => {
+  it('hashes the NFKC form, so composed and decomposed accents, full-width letters and digits and ligatures are the same password', async () => {
     const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP });
     const digest = await hasher.hash('caf\u00e9-kangaroo');
     expect((await hasher.verify(digest, 'cafe\u0301-kangaroo')).valid).toBe(true);
+    const compat = await hasher.hash('\ufb01sh-\uff4b\uff41\uff4e\uff47\uff41\uff52\uff4f\uff4f-\uff14\uff12');
+    expect(await hasher.verify(compat, 'fish-kangaroo-42')).toEqual({ valid: true, needsRehash: false });
+    expect((await hasher.verify(await hasher.hash('731905'), '\uff17\uff13\uff11\uff19\uff10\uff15')).valid).toBe(true);
+    expect((await hasher.verify(compat, 'fish-kangaroo-43')).valid).toBe(false);
+  });
+
+  it('still verifies a hash made over the NFC form (before NFKC), asks for its rehash, and the rehash is NFKC', async () => {
+    const { engine, seen } = watchedArgon2();
+    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP, engine });
+    const secret = '\ufb01sh-\uff4b\uff41\uff4e\uff47\uff41\uff52\uff4f\uff4f';
+    // What the previous release stored: Argon2id over the NFC form, with the pepper.
+    const legacy = await argon2.hash(secret.normalize('NFC'), { ...CHEAP, type: argon2.argon2id, secret: Buffer.from(PEPPER) });
+    expect(await hasher.verify(legacy, secret)).toEqual({ valid: true, needsRehash: true });
+    expect(seen.verifications).toBe(2);
+    // The NFKC spelling was never hashed, and a wrong secret is still wrong.
+    expect(await hasher.verify(legacy, 'fish-kangaroo')).toEqual({ valid: false, needsRehash: false });
+    expect(await hasher.verify(legacy, '\ufb01sh-\uff4b\uff41\uff4e\uff47\uff41\uff52\uff4f')).toEqual({ valid: false, needsRehash: false });
+    const rehashed = await hasher.hash(secret);
+    expect(await hasher.verify(rehashed, secret)).toEqual({ valid: true, needsRehash: false });
+    expect(await hasher.verify(rehashed, 'fish-kangaroo')).toEqual({ valid: true, needsRehash: false });
+    // An ASCII secret has one form: one verification, right or wrong.
+    const before = seen.verifications;
+    const ascii = await hasher.hash('violet-kangaroo');
+    await hasher.verify(ascii, 'violet-kangaroo');
+    await hasher.verify(ascii, 'violet-kangarooo');
+    expect(seen.verifications - before).toBe(2);
   });
 
   it('rejects a stored value that is not an Argon2 hash (corrupt data is a bug, not a wrong PIN)', async () => {
@@ -273,6 +299,19 @@ describe('verifyDummy', () => {
     const digest = await hasher.hash('violet-kangaroo');
     await hasher.verify(digest, 'violet-kangaroo');
     expect(hasher.stats.verifications - before).toBe(1);
+  });
+
+  it('costs what a wrong secret costs a real account when the NFKC and NFC forms differ: two verifications', async () => {
+    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP });
+    const secret = '\uff17\uff13\uff11\uff19\uff10\uff15';
+    const digest = await hasher.hash('284915');
+    let before = hasher.stats.verifications;
+    expect((await hasher.verify(digest, secret)).valid).toBe(false);
+    const real = hasher.stats.verifications - before;
+    before = hasher.stats.verifications;
+    await hasher.verifyDummy(secret);
+    expect(hasher.stats.verifications - before).toBe(real);
+    expect(real).toBe(2);
   });
 
   it('can make the dummy hash ahead of time, and tries again after a failure', async () => {

@@ -7,7 +7,24 @@ import { DependencyUnavailableError } from '../../errors/dependency-unavailable'
  * Hashing and verifying child PINs and passwords (contract section 6): Argon2id with OWASP's
  * parameters and the deployment's pepper as Argon2's `secret` input, so a stolen database alone
  * does not allow offline guessing of six-digit PINs.
+ *
+ * Secrets are hashed in Unicode NFKC (NIST SP 800-63B §5.1.1.2), so that every way a keyboard can
+ * type a character (full-width `ａ`, the ligature `ﬁ`, a composed or decomposed accent) is one
+ * password. Hashes made before (over the NFC form) still verify: when the NFKC form of a secret
+ * differs from its NFC form and does not match, the NFC form is tried, and a match asks for a
+ * rehash, which the sign-in stores in NFKC. Lone surrogates never get here: the request is refused
+ * (`loneSurrogateErrors`), since UTF-8 would turn each into U+FFFD and make them one password.
  */
+
+/** The form a secret is hashed in. */
+export function hashedForm(secret: string): string {
+  return secret.normalize('NFKC');
+}
+
+/** The form hashes were made in before NFKC: still accepted, then replaced. */
+function legacyForm(secret: string): string {
+  return secret.normalize('NFC');
+}
 
 export interface Argon2Params {
   /** KiB of memory per hash. */
@@ -162,7 +179,10 @@ export const DEFAULT_HASH_QUEUE = Object.freeze({ maxQueued: 128, maxWaitMs: 300
 
 export interface VerifyResult {
   valid: boolean;
-  /** Only ever true when `valid`: the stored hash was made with other parameters; store `hash(secret)` anew. */
+  /**
+   * Only ever true when `valid`: the stored hash was made with other parameters, or over the
+   * secret's NFC form (before NFKC); store `hash(secret)` anew.
+   */
   needsRehash: boolean;
 }
 
@@ -172,10 +192,15 @@ export interface SecretHasher {
    * Every method rejects with `HashingOverloadedError` when its work is refused a turn.
    */
   hash(secret: string, work?: HashWork): Promise<string>;
-  /** Checks `secret` against a stored hash. Rejects for a hash that is not a valid Argon2 PHC string (corrupt data). */
+  /**
+   * Checks `secret` against a stored hash: one Argon2 verification, two when the secret's NFKC and
+   * NFC forms differ and the first does not match. Rejects for a hash that is not a valid Argon2
+   * PHC string (corrupt data).
+   */
   verify(storedHash: string, secret: string, work?: HashWork): Promise<VerifyResult>;
   /**
-   * Spends exactly one Argon2 verification, against a dummy hash, and learns nothing. Call it when
+   * Spends what a failed `verify` of this secret spends (one Argon2 verification, two when its NFKC
+   * and NFC forms differ), against a dummy hash, and learns nothing. Call it when
    * the username is unknown (or the account cannot sign in) so that path costs what a real
    * verification costs: response times must not reveal which usernames exist.
    */
@@ -226,7 +251,7 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
   const hash = (secret: string, work?: HashWork): Promise<string> =>
     limited(work, async () => {
       counts.hashes += 1;
-      const digest = await engine.hash(secret.normalize('NFC'), {
+      const digest = await engine.hash(hashedForm(secret), {
         type: ARGON2ID,
         version: 0x13,
         memoryCost: params.memoryCost,
@@ -238,11 +263,21 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
       return digest.replace(NODE_ARGON2_PARAMETER_ORDER, '$1m=$2,t=$4,p=$3$');
     });
 
-  const verifyOnce = (storedHash: string, secret: string, work: HashWork | undefined): Promise<boolean> =>
+  /** `normalized` is already in the form to check (`hashedForm` or `legacyForm`). */
+  const verifyOnce = (storedHash: string, normalized: string, work: HashWork | undefined): Promise<boolean> =>
     limited(work, async () => {
       counts.verifications += 1;
-      return engine.verify(storedHash, secret.normalize('NFC'), { secret: pepper });
+      return engine.verify(storedHash, normalized, { secret: pepper });
     });
+
+  /** The secret's hashed form, then its legacy form when that differs: 'current', 'legacy' or false. */
+  const matchForms = async (storedHash: string, secret: string, work: HashWork | undefined): Promise<'current' | 'legacy' | false> => {
+    const current = hashedForm(secret);
+    if (await verifyOnce(storedHash, current, work)) return 'current';
+    const legacy = legacyForm(secret);
+    if (legacy === current) return false;
+    return (await verifyOnce(storedHash, legacy, work)) ? 'legacy' : false;
+  };
 
   const loadDummyHash = (work?: HashWork): Promise<string> => {
     dummyHash ??= hash(DUMMY_SECRET, work).catch((error: unknown) => {
@@ -255,13 +290,15 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
   return {
     hash,
     async verify(storedHash, secret, work) {
-      const valid = await verifyOnce(storedHash, secret, work);
-      return { valid, needsRehash: valid && hashNeedsRehash(await loadArgon2(), storedHash, params) };
+      const matched = await matchForms(storedHash, secret, work);
+      if (matched === false) return { valid: false, needsRehash: false };
+      return { valid: true, needsRehash: matched === 'legacy' || hashNeedsRehash(await loadArgon2(), storedHash, params) };
     },
     async verifyDummy(secret, work) {
       const digest = await loadDummyHash(work);
       counts.dummyVerifications += 1;
-      await verifyOnce(digest, secret, work);
+      // The same verifications as a wrong secret for a real account: never a match, so both forms.
+      await matchForms(digest, secret, work);
     },
     async warmUp() {
       await loadDummyHash();

@@ -24,6 +24,10 @@ export const POST_SIGNATURE_REASONS = [
   'issued_in_future',
   'wrong_issuer',
   'wrong_audience',
+  /** Several audiences (ours among them) and no `azp` (OIDC Core §3.1.3.7). */
+  'azp_missing',
+  /** Several audiences and an `azp` that is not our client id among them. */
+  'azp_mismatch',
   'claim_missing',
   'claim_invalid',
   /** The provider requires a nonce and the sign-in sent none. */

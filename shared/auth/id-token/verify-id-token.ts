@@ -103,7 +103,8 @@ export interface IdTokenVerifierOptions {
  * allow-list, the key from the JWKS, the signature, exact `iss`, `aud`, required `exp`/`iat`/`sub`,
  * `nbf`, clock tolerance; then ours: `typ`, when present, must be `JWT` (so an access token of the
  * same provider, `at+jwt`, is not taken for an ID token), `iat` not in the future, `sub` a
- * non-empty string of at most 255 characters (OIDC's limit).
+ * non-empty string of at most 255 characters (OIDC's limit), several audiences only with an `azp`
+ * that is ours (`authorizedPartyCheck`), the nonce.
  */
 export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenVerifier {
   const { clock } = options;
@@ -137,6 +138,8 @@ export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenV
         });
         const nonceProblem = nonceCheck(verified.payload['nonce'], check.nonce, provider.nonceRequired);
         const result = claimsOf(verified.payload, verified.protectedHeader.typ, now, tolerance, provider.emailVerification);
+        const partyProblem = authorizedPartyCheck(verified.payload, provider.audiences);
+        if (result.ok && partyProblem) return { ok: false, failure: 'invalid_token', reason: partyProblem };
         if (result.ok && nonceProblem) return { ok: false, failure: 'invalid_token', reason: nonceProblem };
         return result;
       } catch (error) {
@@ -276,6 +279,21 @@ function nonceCheck(claim: unknown, sent: string | undefined, required: boolean)
   if (claim === sent) return undefined;
   const hashed = createHash('sha256').update(sent, 'utf8').digest('hex');
   return claim.toLowerCase() === hashed ? undefined : 'nonce_mismatch';
+}
+
+/**
+ * OIDC Core 1.0 §3.1.3.7, items 2 to 4, beyond jose's check that `aud` names one of our client
+ * ids: a token issued to several audiences is ours only when it names us as its authorized party,
+ * so `azp` must be present, be one of our client ids, and be among the audiences (the other
+ * audiences are then ones our own client asked for). A single audience (a string, or an array of
+ * one) needs no `azp`, and one that is present is not compared: Google's native sign-in issues the
+ * token to the web client id (`aud`, ours) with the Android or iOS client id as `azp`.
+ */
+function authorizedPartyCheck(payload: JWTPayload, audiences: readonly string[]): InvalidTokenReason | undefined {
+  const { aud, azp } = payload;
+  if (!Array.isArray(aud) || aud.length <= 1) return undefined;
+  if (typeof azp !== 'string') return 'azp_missing';
+  return audiences.includes(azp) && aud.includes(azp) ? undefined : 'azp_mismatch';
 }
 
 function checkedAlgorithms(algorithms: readonly string[]): string[] {

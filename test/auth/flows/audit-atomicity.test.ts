@@ -8,6 +8,7 @@ import { changeUserRole } from '../../../shared/users/administer-users';
 import type { User } from '../../../shared/users/user';
 import { call, createFlowHarness, expectNoLeaks, lockByFailures, type FlowHarness } from './flow-harness';
 import { DependencyUnavailableError } from '../../../shared/errors/dependency-unavailable';
+import { ERROR_CATALOGUE } from '../../../shared/errors/error-catalogue';
 
 /**
  * A change and its audit row commit together or not at all (contract section 7). To make the audit
@@ -135,7 +136,8 @@ describe('when the audit row cannot be written', () => {
     );
     expect(answer.status).toBe(503);
     expect(answer.body).toMatchObject({ code: 'service_unavailable', status: 503 });
-    expect(answer.body?.detail).toBeUndefined();
+    // The catalogue's generic detail: nothing of the cause reaches the client.
+    expect(answer.body?.detail).toBe(ERROR_CATALOGUE.service_unavailable.detail);
     const errorLine = h.sink.lines.find((line) => line.requestId === answer.headers['X-Request-Id'] && line.level === 'error');
     expect(errorLine).toMatchObject({ message: 'request handled', errorCode: 'service_unavailable', userId: parent.id });
     expect(String(errorLine?.stack)).toContain('audit row refused');

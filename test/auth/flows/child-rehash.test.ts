@@ -69,6 +69,34 @@ describe('rehash on sign-in', () => {
   });
 });
 
+describe('rehash of a hash made over the NFC form (before NFKC, issue 17)', () => {
+  it('signs in with the secret as first set, stores its NFKC hash, and from then on takes every compatible spelling', async () => {
+    // Full-width letters and a ligature: NFC keeps them, NFKC makes them `fish-kangaroo-42`.
+    const password = '\ufb01sh-\uff4b\uff41\uff4e\uff47\uff41\uff52\uff4f\uff4f-42';
+    const ascii = 'fish-kangaroo-42';
+    h.canaries.add(password, ascii);
+    const child = await h.createChild(parent, 'canary-kid-nfkc', '5820371');
+    // What the previous release stored for that password: Argon2id over its NFC form, same pepper.
+    const legacy = await nativeArgon2.hash(password.normalize('NFC'), { ...CHEAP_ARGON2, type: 2, secret: Buffer.from(PEPPER) });
+    h.canaries.add(legacy);
+    const db = await h.services.database.get();
+    await db.execute('UPDATE ChildAccounts SET secretHash = @hash WHERE userId = @id', { hash: legacy, id: child.id });
+
+    // Before the first sign-in with the original spelling, the NFKC spelling does not match the old hash.
+    expect((await h.signInChild('canary-kid-nfkc', ascii)).ok).toBe(false);
+    expect(storedHash(child.id)).toBe(legacy);
+    const first = await h.signInChild('canary-kid-nfkc', password);
+    expect(first.ok).toBe(true);
+    const rehashed = storedHash(child.id);
+    h.canaries.add(rehashed);
+    expect(rehashed).not.toBe(legacy);
+    expect(await h.hasher.verify(rehashed, ascii)).toEqual({ valid: true, needsRehash: false });
+    expect((await h.signInChild('canary-kid-nfkc', ascii)).ok).toBe(true);
+    expect((await h.signInChild('canary-kid-nfkc', password)).ok).toBe(true);
+    expect(storedHash(child.id)).toBe(rehashed);
+  });
+});
+
 /** An engine that stops the next hash or verification until the test releases it. */
 function gatedEngine() {
   let armed: { kind: 'hash' | 'verify'; entered: () => void; release: Promise<void> } | undefined;

@@ -180,6 +180,33 @@ describe('per-address cap', () => {
   });
 });
 
+describe('without a client address (issue 17: the per-address limit is on wherever the service runs)', () => {
+  const message = 'child sign-ins without a client address share one address limit';
+
+  it('counts every address-less attempt under one shared limit (fail closed), and says so once per instance', async () => {
+    const a: AppServices = h.services;
+    const b: AppServices = h.instance();
+    h.clock.advance(3600 * SECOND);
+    const before = h.sink.withMessage(message).length;
+    // 35 usernames sprayed from "nowhere", split over two instances: the 31st is refused for the address.
+    for (let i = 0; i < 30; i += 1) {
+      const on = i % 2 === 0 ? a : b;
+      expect(outcome(await h.signInChild(`canary-sprayed-${i}`, '6184027', { address: null, services: on })), `failure ${i + 1}`).toEqual(refused);
+    }
+    for (let i = 30; i < 35; i += 1) {
+      expect(outcome(await h.signInChild(`canary-sprayed-${i}`, '6184027', { address: null }))).toEqual(waitFor(600));
+    }
+    // A client with an address is not affected by the shared bucket.
+    expect(outcome(await h.signInChild('canary-sprayed-elsewhere', '6184027', { address: '198.51.100.99' }))).toEqual(refused);
+
+    const warnings = h.sink.withMessage(message).slice(before);
+    expect(warnings).toHaveLength(2);
+    for (const line of warnings) {
+      expect(line).toMatchObject({ level: 'warn', trustProxyHops: 1, reason: 'no_forwarded_address', maxFailures: 30 });
+    }
+  });
+});
+
 describe('two service instances on one database', () => {
   it('share the username and address counters', async () => {
     const a: AppServices = h.services;
