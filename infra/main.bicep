@@ -356,6 +356,10 @@ module functionApp 'modules/function-app.bicep' = {
       // The daily cost check reads this resource group's cost with the app's identity (cost-reader.bicep).
       COST_SCOPE: deployCostAlerts ? rg.id : ''
       COST_EXPECTED_MONTHLY_USD: string(expectedMonthlyCostUsd)
+      // The ingress request count reads this app's own Requests metric with the app's identity
+      // (metrics-reader.bicep) for the API error-rate alert; the id is the one this module gives the app.
+      INGRESS_METRICS_RESOURCE_ID: '${rg.id}/providers/Microsoft.App/containerApps/ca-${namePrefix}-api'
+      INGRESS_METRICS_ENDPOINT: 'https://${location}.metrics.monitor.azure.com'
     }
   }
 }
@@ -406,6 +410,15 @@ module costReader 'modules/cost-reader.bicep' = if (deployCostAlerts) {
   name: 'cost-reader'
   scope: rg
   params: {
+    principalId: identity.outputs.principalId
+  }
+}
+
+module metricsReader 'modules/metrics-reader.bicep' = {
+  name: 'metrics-reader'
+  scope: rg
+  params: {
+    appName: functionApp.outputs.appName
     principalId: identity.outputs.principalId
   }
 }

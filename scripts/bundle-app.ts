@@ -23,6 +23,7 @@ export const LAZY_PACKAGES = [
   '@azure/communication-*',
   '@azure/core-*',
   '@azure/identity',
+  '@azure/monitor-query-metrics',
   '@azure/storage-queue',
   '@zxcvbn-ts/*',
   'argon2',

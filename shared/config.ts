@@ -131,6 +131,17 @@ const envSchema = z.object({
     ),
   ),
   COST_EXPECTED_MONTHLY_USD: amount(150),
+  INGRESS_METRICS_SCHEDULE: z._default(z.string(), '0 */1 * * * *'),
+  // The container app whose ingress answers the API error-rate alert counts; empty: no count.
+  INGRESS_METRICS_RESOURCE_ID: z.optional(
+    z.string().check(
+      z.regex(/^\/subscriptions\/[0-9a-fA-F-]{36}\/resourceGroups\/[-\w.()]{1,90}\/providers\/Microsoft\.App\/containerApps\/[-a-zA-Z0-9]{2,32}$/, {
+        message: 'must be /subscriptions/<id>/resourceGroups/<name>/providers/Microsoft.App/containerApps/<name>',
+      }),
+    ),
+  ),
+  // The regional metrics endpoint of that app's region (https://<region>.metrics.monitor.azure.com).
+  INGRESS_METRICS_ENDPOINT: z.optional(z.url({ protocol: /^https$/, message: 'must be an https:// URL' })),
   FANOUT_BATCH_SIZE: wholeNumber(500, 1, 5000),
   SMS_MONTHLY_CAP_USD: amount(30),
   SMS_UNIT_COST_USD: amount(0.0075),
@@ -245,7 +256,14 @@ export interface Config {
     deliverySettle: string;
     /** NCRONTAB of the daily cost check (once a day, after Cost Management has the day before). */
     costCheck: string;
+    /** NCRONTAB of the ingress request count (every minute: the error-rate alert reads the latest). */
+    ingressMetrics: string;
   };
+  /**
+   * The ingress request count (`shared/ingress/`): the container app whose `Requests` metric it reads
+   * with the app's identity, and the regional metrics endpoint; undefined: no count.
+   */
+  ingressMetrics: { resourceId: string; endpoint: string; clientId: string | undefined } | undefined;
   /**
    * The daily cost check (`shared/cost/`): the ARM scope whose actual cost it reads with the app's
    * identity (`COST_SCOPE`, undefined: no check), and the expected monthly cost it compares each day
@@ -431,7 +449,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       pushReceipts: e.PUSH_RECEIPTS_SCHEDULE,
       deliverySettle: e.DELIVERY_SETTLE_SCHEDULE,
       costCheck: e.COST_CHECK_SCHEDULE,
+      ingressMetrics: e.INGRESS_METRICS_SCHEDULE,
     },
+    ingressMetrics:
+      e.INGRESS_METRICS_RESOURCE_ID && e.INGRESS_METRICS_ENDPOINT
+        ? { resourceId: e.INGRESS_METRICS_RESOURCE_ID, endpoint: e.INGRESS_METRICS_ENDPOINT.replace(/\/+$/, ''), clientId: e.AZURE_CLIENT_ID }
+        : undefined,
     cost: { scope: e.COST_SCOPE, clientId: e.AZURE_CLIENT_ID, expectedMonthlyUsd: e.COST_EXPECTED_MONTHLY_USD },
     notifications: {
       batchSize: e.FANOUT_BATCH_SIZE,

@@ -5,6 +5,7 @@ import { GLOBAL_WINDOW_MS, type AdultSignInLimits } from './adult-sign-in-thrott
 import { pruneAdultFailuresBatch } from './adult-sign-in-throttle-store';
 import { DEFAULT_USERNAME_IDLE_MS, SIGN_IN_THROTTLE_POLICY } from './child/sign-in-throttle';
 import { pruneAddressFailuresBatch, pruneUsernameFailuresBatch } from './child/sign-in-throttle-store';
+import { pruneReleasedUsernamesBatch } from '../users/account-erasure-store';
 
 /**
  * The throttle tables' part of the hourly sweep (issue 17): rows that can no longer change an
@@ -13,6 +14,7 @@ import { pruneAddressFailuresBatch, pruneUsernameFailuresBatch } from './child/s
  *   idle `usernameIdleMs` (30 days: at most 9 guesses per username per 30 days without a lock).
  * - `SignInAddressFailures`: a failure counts for the address's 10-minute window only.
  * - `AdultSignInFailures`: a failure counts for the longer of the address window and the global minute.
+ * - `ReservedUsernames`: an erased child's username reservation, once released (it holds a key only).
  * The sign-ins themselves prune the address tables too, but only while failures keep coming.
  * Each batch is one statement of its own (no transaction around them), so no lock is held for
  * longer than one batch takes; a run stops after `maxBatches` per table and the next run goes on.
@@ -38,6 +40,7 @@ export interface ThrottleSweepResult {
   usernames: number;
   addressFailures: number;
   adultFailures: number;
+  reservedUsernames: number;
   /** True when a table still had rows to delete when the run stopped at `maxBatches`. */
   more: boolean;
 }
@@ -71,9 +74,10 @@ export async function sweepSignInThrottles(deps: ThrottleSweepDeps, options: Thr
     usernames: await drain((limit) => pruneUsernameFailuresBatch(db, before(options.usernameIdleMs ?? DEFAULT_USERNAME_IDLE_MS), limit)),
     addressFailures: await drain((limit) => pruneAddressFailuresBatch(db, before(SIGN_IN_THROTTLE_POLICY.addressWindowMs), limit)),
     adultFailures: await drain((limit) => pruneAdultFailuresBatch(db, before(adultWindowMs), limit)),
+    reservedUsernames: await drain((limit) => pruneReleasedUsernamesBatch(db, before(0), limit)),
   };
   const fields = { ...result, more };
-  if (result.usernames + result.addressFailures + result.adultFailures > 0 || more) deps.logger.info(fields, 'sign-in throttle rows swept');
+  if (result.usernames + result.addressFailures + result.adultFailures + result.reservedUsernames > 0 || more) deps.logger.info(fields, 'sign-in throttle rows swept');
   else deps.logger.debug(fields, 'sign-in throttle rows swept');
   return { ...result, more };
 }

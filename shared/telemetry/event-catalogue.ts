@@ -22,6 +22,8 @@ export const TELEMETRY_EVENTS = {
     'expectedDaily',
     'percentOfExpected',
   ],
+  // The ingress's answers of the last 5 whole minutes (shared/ingress/); api-error-rate-critical reads them.
+  'ingress.requests': ['windowStart', 'windowEnd', 'requests', 'serverErrors', 'minutesWithData'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type TelemetryEventName = keyof typeof TELEMETRY_EVENTS;

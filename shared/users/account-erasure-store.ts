@@ -1,4 +1,5 @@
-import type { SqlExecutor } from '../db/database';
+import type { Database, SqlExecutor } from '../db/database';
+import { limitClause } from '../db/dialect';
 
 /**
  * The statements of erasure (`erase-account.ts`). Each takes the executor of the erasure's one
@@ -65,6 +66,20 @@ export async function reserveUsername(tx: SqlExecutor, usernameKey: string, now:
     now,
     releasedAt,
   });
+}
+
+/**
+ * Deletes at most `limit` reservations that ended at or before `now`, oldest first (the hourly
+ * sweep): once released, a reservation's key is nothing the service needs to keep.
+ * @returns how many went.
+ */
+export async function pruneReleasedUsernamesBatch(db: Database, now: string, limit: number): Promise<number> {
+  return db.execute(
+    `DELETE FROM ReservedUsernames WHERE usernameKey IN (
+       SELECT usernameKey FROM ReservedUsernames WHERE releasedAt <= @now
+       ORDER BY releasedAt ${limitClause(db.dialect, '@limit')})`,
+    { now, limit },
+  );
 }
 
 /** Whether the username behind `usernameKey` is still reserved at `now`. */

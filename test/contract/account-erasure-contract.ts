@@ -24,7 +24,7 @@ import { cryptoRandom } from '../../shared/ports/random';
 import { endSession, insertSession } from '../../shared/sessions/session-store';
 import type { Session } from '../../shared/sessions/session';
 import { publicSessionId } from '../../shared/sessions/session-view';
-import { countChildrenNotErased, countOtherActiveAdmins, isUsernameReserved, reserveUsername } from '../../shared/users/account-erasure-store';
+import { countChildrenNotErased, countOtherActiveAdmins, isUsernameReserved, pruneReleasedUsernamesBatch, reserveUsername } from '../../shared/users/account-erasure-store';
 import { readAllUserSessions, readAuditRowsNaming, readUserDevices } from '../../shared/users/account-export-store';
 import { eraseChildInTransaction, eraseInactiveAdult, eraseOwnAccount, reservedUsernameKey, USERNAME_QUARANTINE_DAYS } from '../../shared/users/erase-account';
 import { exportAccount } from '../../shared/users/export-account';
@@ -170,6 +170,19 @@ export function describeAccountErasureContract(name: string, factory: TestDataba
       await db.transaction((tx) => reserveUsername(tx, key, isoAfter(NOW, 2 * DAY), isoAfter(NOW, 3 * DAY)));
       expect(await isUsernameReserved(db, key, isoAfter(NOW, 2 * DAY + 1))).toBe(true);
       expect(await isUsernameReserved(db, key, isoAfter(NOW, 3 * DAY))).toBe(false);
+    });
+
+    it('prunes released reservations only, oldest first, a batch at a time', async () => {
+      const db = database();
+      const keys = ['released-1', 'released-2', 'held'].map((name) => reservedUsernameKey(PEPPER, stored(name)));
+      await db.transaction((tx) => reserveUsername(tx, keys[0] as string, NOW, isoAfter(NOW, DAY)));
+      await db.transaction((tx) => reserveUsername(tx, keys[1] as string, NOW, isoAfter(NOW, 2 * DAY)));
+      await db.transaction((tx) => reserveUsername(tx, keys[2] as string, NOW, isoAfter(NOW, 30 * DAY)));
+      const later = isoAfter(NOW, 3 * DAY);
+      expect(await pruneReleasedUsernamesBatch(db, later, 1)).toBe(1);
+      expect(await pruneReleasedUsernamesBatch(db, later, 10)).toBe(1);
+      expect(await pruneReleasedUsernamesBatch(db, later, 10)).toBe(0);
+      expect(await isUsernameReserved(db, keys[2] as string, later)).toBe(true);
     });
 
     it("refuses a parent's erasure while a child is not erased, then erases the adult to a tombstone that frees their identity", async () => {

@@ -131,10 +131,26 @@ describe('the API error rate (issue 15, point 2)', () => {
   const text = (rule?.query ?? []).join('\n');
 
   it('reads the host\'s request telemetry (every answer, the ones the app never logged too), probes excluded', () => {
-    expect(text).toMatch(/^AppRequests\n/);
+    expect(text).toMatch(/\(AppRequests\n/);
     expect(text).toContain('path !in ("/api/health", "/api/ready")');
     expect(text).toContain('serverErrors = sumif(ItemCount, toint(ResultCode) >= 500)');
     expect(text).toContain('errorRatePercent = 100.0 * serverErrors / requests');
+  });
+
+  it('reads the ingress\'s answers (the 5xx no host gave too) from the latest ingress.requests event', () => {
+    expect(text).toMatch(/\(AppEvents\n\s*\| where Name == "ingress\.requests"\n\s*\| summarize arg_max\(TimeGenerated, Properties\)/);
+    expect(text).toContain('project requests = tolong(Properties.requests), serverErrors = tolong(Properties.serverErrors)');
+    // The larger count of each kind: the ingress's includes the host's answers, so adding them would count those twice.
+    expect(text).toContain('| summarize requests = max(requests), serverErrors = max(serverErrors)');
+  });
+
+  it('runs every 5 minutes over 5 minutes: two tables are more than a one-minute rule may read', () => {
+    expect(rule?.window).toBe('PT5M');
+    expect(rule?.frequency).toBe('PT5M');
+    expect(logAlertProblems(rule ?? SOUND, context)).toEqual([]);
+    const atOneMinute = logAlertProblems({ ...(rule ?? SOUND), frequency: 'PT1M' }, context).join('\n');
+    expect(atOneMinute).toMatch(/cannot use union/);
+    expect(atOneMinute).toMatch(/reads one table, not 2/);
   });
 
   it('has no floor of failed answers the spec does not have', () => {

@@ -66,7 +66,7 @@ describe('the throttle sweep', () => {
     }
 
     // Nothing has expired yet.
-    expect(await runSweep()).toEqual({ usernames: 0, addressFailures: 0, adultFailures: 0, more: false });
+    expect(await runSweep()).toEqual({ usernames: 0, addressFailures: 0, adultFailures: 0, reservedUsernames: 0, more: false });
 
     // Ten of the usernames idle 30 days and a minute; the other two 29 days. All address failures
     // are out of their 10-minute window; three adult failures are out of the 10-minute window.
@@ -82,8 +82,8 @@ describe('the throttle sweep', () => {
     await age('AdultSignInFailures', 10 * MINUTE + 1, "id IN ('adult-failure-0', 'adult-failure-1', 'adult-failure-2')");
     await age('AdultSignInFailures', 9 * MINUTE, "id IN ('adult-failure-3', 'adult-failure-4')");
 
-    expect(await runSweep({ batchSize: 4, maxBatches: 2 })).toEqual({ usernames: 8, addressFailures: 8, adultFailures: 3, more: true });
-    expect(await runSweep({ batchSize: 4, maxBatches: 2 })).toEqual({ usernames: 2, addressFailures: 4, adultFailures: 0, more: false });
+    expect(await runSweep({ batchSize: 4, maxBatches: 2 })).toEqual({ usernames: 8, addressFailures: 8, adultFailures: 3, reservedUsernames: 0, more: true });
+    expect(await runSweep({ batchSize: 4, maxBatches: 2 })).toEqual({ usernames: 2, addressFailures: 4, adultFailures: 0, reservedUsernames: 0, more: false });
     expect(count('SignInUsernameFailures')).toBe(2);
     expect(h.rows('SELECT usernameKey FROM SignInUsernameFailures ORDER BY usernameKey')).toEqual([keep1, keep2]);
     expect(count('SignInAddressFailures')).toBe(0);
@@ -91,6 +91,23 @@ describe('the throttle sweep', () => {
 
     const lines = h.sink.lines.filter((line) => line.message === 'sign-in throttle rows swept');
     expect(lines.at(-1)).toMatchObject({ level: 'info', usernames: 2, addressFailures: 4, adultFailures: 0, more: false });
+  });
+
+  it("deletes an erased child's username reservation once it is released, and keeps one still running", async () => {
+    const db = await h.services.database.get();
+    const now = h.clock.now().getTime();
+    await db.execute('INSERT INTO ReservedUsernames (usernameKey, reservedAt, releasedAt) VALUES (@key, @at, @releasedAt)', {
+      key: 'f'.repeat(64),
+      at: ago(31 * DAY),
+      releasedAt: ago(DAY),
+    });
+    await db.execute('INSERT INTO ReservedUsernames (usernameKey, reservedAt, releasedAt) VALUES (@key, @at, @releasedAt)', {
+      key: 'e'.repeat(64),
+      at: ago(DAY),
+      releasedAt: new Date(now + 29 * DAY).toISOString(),
+    });
+    expect(await runSweep()).toMatchObject({ reservedUsernames: 1, more: false });
+    expect(h.rows('SELECT usernameKey FROM ReservedUsernames')).toEqual([{ usernameKey: 'e'.repeat(64) }]);
   });
 
   it('keeps a username that failed again within 30 days: its count still leads to the lock', async () => {
