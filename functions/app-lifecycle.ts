@@ -7,9 +7,10 @@ import { errorFields } from '../shared/logging/logger';
  * Start-up and shutdown lines, and a clean close of what the process holds open, inside the
  * platform's grace period, whichever host runs the app.
  *
- * Termination begins at the first of two notices, and both run the same stop, once (new HTTP
- * requests get 503 from then on; the work in flight is waited for before the database closes, and
- * a closed database is not opened again):
+ * Termination begins at the first of two notices, and both run the same stop, once (`/api/ready`
+ * answers 503 from then on so the platform stops routing here, while new HTTP requests are still
+ * served until the stop closes the database or the deadline passes; the work in flight is waited for
+ * before the database closes, and a closed database is not opened again):
  * - the process's own SIGTERM/SIGINT. The Node.js worker installs no handler of its own, so on a
  *   scale-in or a deploy nothing else would flush telemetry or close the database: the app stops
  *   itself and then ends the process (exit 0, or 1 if the stop outlives the exit point);
@@ -37,12 +38,15 @@ function stopApp(): Promise<void> {
 async function runStop(): Promise<void> {
   logger.info('app stopping');
   // Every HTTP request, queue message, timer and Event Grid run in progress is tracked (the HTTP
-  // pipeline and the background handler), and new requests get 503 from now on. Requests still
-  // running at the deadline are answered 503 then, and fan-out batches give their rows back; the
-  // database must outlive all of that, so it closes only once they settled or the drain point passed.
-  if (!(await shutdown.drained(shutdown.remainingMs('drain')))) {
-    logger.warn('app stopping with work still running');
-  }
+  // pipeline and the background handler). The ingress keeps routing here for a few seconds after
+  // the signal, so new requests are still served (and tracked) until the database starts closing or
+  // the deadline passes; `/api/ready` already answers 503. Requests still running at the deadline are
+  // answered 503 then, and fan-out batches give their rows back; the database must outlive all of
+  // that, so it closes only once they settled or the drain point passed.
+  const settled = await shutdown.drained(shutdown.remainingMs('drain'));
+  // From here new requests are refused up front rather than failing on the closed database.
+  shutdown.closeDown();
+  if (!settled) logger.warn('app stopping with work still running');
   try {
     await withinMs(services.telemetry.flush(), shutdown.remainingMs('exit'));
     await services.database.close();

@@ -18,7 +18,7 @@ export const createAdultSession = services.endpoint({ route, body }, async ({ bo
       ...services.auth,
       verifier: services.idTokenVerifier,
       newUserStatus: config.newUserStatus,
-      bootstrapAdminSubjects: config.bootstrapAdminSubjects,
+      bootstrapAdmins: config.bootstrapAdmins,
       throttle: services.adultSignInThrottle,
     },
     {

@@ -71,7 +71,7 @@ param idpAlgorithms string = 'RS256'
 @description('NEW_USER_STATUS: status of a user created on first sign-in.')
 param newUserStatus string = 'active'
 
-@description('BOOTSTRAP_ADMIN_SUBJECTS: identity-provider sub values made admin on first sign-in, comma separated.')
+@description('BOOTSTRAP_ADMIN_SUBJECTS: identities made admin on first sign-in, comma separated, each <issuer>|<subject> (a bare sub only with a single provider).')
 param bootstrapAdminSubjects string = ''
 
 // The client's address for the per-address sign-in limits. The Container Apps ingress appends the

@@ -66,7 +66,7 @@ describe('loadConfig', () => {
       database: { kind: 'sqlite', path: '.data/platform.sqlite' },
       storageConnectionString: DEVELOPMENT_STORAGE,
       newUserStatus: 'active',
-      bootstrapAdminSubjects: [],
+      bootstrapAdmins: [],
       trustProxyHops: 0,
       port: 7071,
     });
@@ -397,6 +397,69 @@ describe('CORS_ALLOWED_ORIGINS', () => {
     }
     expect(problemsOf({ ...productionEnv, CORS_ALLOWED_ORIGINS: 'http://admin.example.org' })).toEqual([
       expect.stringMatching(/^CORS_ALLOWED_ORIGINS:/),
+    ]);
+  });
+});
+
+describe('BOOTSTRAP_ADMIN_SUBJECTS', () => {
+  const apple = { name: 'apple', issuer: 'https://appleid.apple.com', audiences: ['org.example.family'], jwksUri: 'https://appleid.apple.com/auth/keys' };
+  const auth0 = { name: 'auth0', issuer: 'https://example.eu.auth0.com/', audiences: ['spa'], jwksUri: 'https://example.eu.auth0.com/.well-known/jwks.json' };
+  const google = { name: 'google', discoveryUrl: 'https://accounts.google.com/.well-known/openid-configuration', audiences: ['123.apps.googleusercontent.com'] };
+  const providers = JSON.stringify([apple, auth0]);
+
+  it('binds a bare subject to the one configured issuer (remote or development)', () => {
+    expect(loadConfig({ ...productionEnv, BOOTSTRAP_ADMIN_SUBJECTS: 'admin-1, auth0|abc123' }).bootstrapAdmins).toEqual([
+      { issuer: 'https://login.example.com/', subject: 'admin-1' },
+      // Auth0's subjects hold a `|`: text before it that is no http(s) URL makes a bare subject.
+      { issuer: 'https://login.example.com/', subject: 'auth0|abc123' },
+    ]);
+    expect(loadConfig({ BOOTSTRAP_ADMIN_SUBJECTS: 'dev-admin' }).bootstrapAdmins).toEqual([{ issuer: 'http://localhost:7071/dev-idp', subject: 'dev-admin' }]);
+  });
+
+  it('accepts <issuer>|<subject>, splitting at the first | so the subject may hold more', () => {
+    const config = loadConfig({
+      IDP_PROVIDERS: providers,
+      BOOTSTRAP_ADMIN_SUBJECTS: 'https://appleid.apple.com|000123.abc, https://example.eu.auth0.com/|auth0|abc123',
+    });
+    expect(config.bootstrapAdmins).toEqual([
+      { issuer: 'https://appleid.apple.com', subject: '000123.abc' },
+      { issuer: 'https://example.eu.auth0.com/', subject: 'auth0|abc123' },
+    ]);
+    expect(loadConfig({ ...productionEnv, BOOTSTRAP_ADMIN_SUBJECTS: 'https://login.example.com/|admin-1' }).bootstrapAdmins).toEqual([
+      { issuer: 'https://login.example.com/', subject: 'admin-1' },
+    ]);
+  });
+
+  it('refuses a bare subject with several providers, naming the setting and never the value', () => {
+    let error: unknown;
+    try {
+      loadConfig({ IDP_PROVIDERS: providers, BOOTSTRAP_ADMIN_SUBJECTS: 'https://appleid.apple.com|ok-admin,canary-bare-subject' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([expect.stringMatching(/^BOOTSTRAP_ADMIN_SUBJECTS: entry 2 is a bare subject; with IDP_PROVIDERS/)]);
+    expect((error as ConfigError).settings).toEqual(['BOOTSTRAP_ADMIN_SUBJECTS']);
+    expect((error as ConfigError).message).not.toContain('canary');
+    expect(problemsOf({ IDP_PROVIDERS: providers, BOOTSTRAP_ADMIN_SUBJECTS: 'auth0|abc123' })).toEqual([
+      expect.stringMatching(/^BOOTSTRAP_ADMIN_SUBJECTS: entry 1 is a bare subject/),
+    ]);
+  });
+
+  it('refuses an issuer no configured provider has, unless one is known only by discovery', () => {
+    // A trailing slash makes another issuer: such an entry could never match, so it is a typo to fix.
+    expect(problemsOf({ IDP_PROVIDERS: providers, BOOTSTRAP_ADMIN_SUBJECTS: 'https://example.eu.auth0.com|canary-sub' })).toEqual([
+      'BOOTSTRAP_ADMIN_SUBJECTS: entry 1 names an issuer that is not a configured identity provider\'s',
+    ]);
+    expect(problemsOf({ ...productionEnv, BOOTSTRAP_ADMIN_SUBJECTS: 'https://elsewhere.test/|admin-1' })).toEqual([
+      expect.stringMatching(/^BOOTSTRAP_ADMIN_SUBJECTS: entry 1 names an issuer that is not/),
+    ]);
+    expect(problemsOf({ IDP_PROVIDERS: providers, BOOTSTRAP_ADMIN_SUBJECTS: 'https://appleid.apple.com|' })).toEqual([
+      expect.stringMatching(/^BOOTSTRAP_ADMIN_SUBJECTS: entry 1 is a bare subject/),
+    ]);
+    const withDiscovery = JSON.stringify([apple, google]);
+    expect(loadConfig({ IDP_PROVIDERS: withDiscovery, BOOTSTRAP_ADMIN_SUBJECTS: 'https://accounts.google.com|1234' }).bootstrapAdmins).toEqual([
+      { issuer: 'https://accounts.google.com', subject: '1234' },
     ]);
   });
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './lifecycle/shutdown-timings';
+import { parseBootstrapAdmins, type BootstrapAdmin } from './auth/bootstrap-admins';
 import { parseIdentityProviders, type IdentityProviderSettings } from './auth/id-token/provider-settings';
 
 /**
@@ -233,7 +234,11 @@ export interface Config {
    */
   shutdownGraceSeconds: number;
   newUserStatus: 'active' | 'pending_approval';
-  bootstrapAdminSubjects: string[];
+  /**
+   * `BOOTSTRAP_ADMIN_SUBJECTS`: the (issuer, subject) identities made `admin` and `active` on their
+   * first sign-in. Entries are `<issuer>|<subject>`, or with one provider a bare subject of its issuer.
+   */
+  bootstrapAdmins: BootstrapAdmin[];
   trustProxyHops: number;
   /**
    * Limits of failed adult sign-ins (`POST /api/v1/auth/session`), counted in the database across
@@ -391,6 +396,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     problems.push('IDP_ISSUER and IDP_AUDIENCE: required whenever IDP_JWKS_URI is set');
   }
   const acs = acsAccessOf(e, problems);
+  const singleIssuer = providers ? undefined : (e.IDP_ISSUER ?? (e.IDP_JWKS_URI ? '' : DEV_IDP_ISSUER));
+  const knownIssuers = providers?.every((provider) => provider.issuer !== undefined)
+    ? providers.map((provider) => provider.issuer ?? '')
+    : undefined;
+  const bootstrapAdmins = parseBootstrapAdmins(e.BOOTSTRAP_ADMIN_SUBJECTS, { singleIssuer, knownIssuers }, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const storageConnectionString =
@@ -435,7 +445,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     hashQueue: { maxQueued: e.HASH_QUEUE_MAX, maxWaitMs: e.HASH_QUEUE_MAX_WAIT_MS },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     newUserStatus: e.NEW_USER_STATUS,
-    bootstrapAdminSubjects: e.BOOTSTRAP_ADMIN_SUBJECTS,
+    bootstrapAdmins,
     trustProxyHops: e.TRUST_PROXY_HOPS,
     adultSignInLimits: {
       addressMaxFailures: e.ADULT_SIGN_IN_ADDRESS_MAX_FAILURES,

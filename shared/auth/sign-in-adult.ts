@@ -9,6 +9,7 @@ import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
 import { parentAccountLock } from '../users/erase-account';
 import { findAdultByIdentity, findUserById, insertUser, refreshAdultContact } from '../users/user-store';
+import { isBootstrapAdmin, type BootstrapAdmin } from './bootstrap-admins';
 import { checkAdultThrottle, recordAdultFailure, type AdultSignInThrottle, type AdultThrottleRefusal } from './adult-sign-in-throttle';
 import type { AuthDeps } from './auth-deps';
 import type { IdTokenClaims, IdTokenVerifier } from './id-token';
@@ -17,8 +18,8 @@ import { reportSignIn, startSignedInSession } from './signed-in-session';
 export interface AdultSignInDeps extends AuthDeps {
   verifier: IdTokenVerifier;
   newUserStatus: 'active' | 'pending_approval';
-  /** Identity-provider subjects made `admin` and `active` on their first sign-in. */
-  bootstrapAdminSubjects: readonly string[];
+  /** Identities (issuer and subject, never the subject alone) made `admin` and `active` on their first sign-in. */
+  bootstrapAdmins: readonly BootstrapAdmin[];
   /** The limits of failed sign-ins (per client address, and for everyone per minute). */
   throttle: AdultSignInThrottle;
 }
@@ -117,7 +118,7 @@ async function settleSignIn(claims: IdTokenClaims, deps: AdultSignInDeps, client
 }
 
 function newAdult(claims: IdTokenClaims, now: string, deps: AdultSignInDeps): User {
-  const bootstrapAdmin = deps.bootstrapAdminSubjects.includes(claims.subject);
+  const bootstrapAdmin = isBootstrapAdmin(deps.bootstrapAdmins, claims.issuer, claims.subject);
   return {
     id: deps.random.uuid(),
     accountType: 'adult',

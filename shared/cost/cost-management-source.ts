@@ -1,3 +1,4 @@
+import { managedIdentity } from '../azure/managed-identity';
 import type { DailyCost } from './daily-cost';
 
 /**
@@ -32,12 +33,7 @@ export function costManagementSource(access: CostManagementAccess): DailyCostSou
     async readDailyCosts(from, to) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const costs = require('@azure/arm-costmanagement') as typeof import('@azure/arm-costmanagement');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const identity = require('@azure/identity') as typeof import('@azure/identity');
-      const credential = access.clientId
-        ? new identity.ManagedIdentityCredential({ clientId: access.clientId })
-        : new identity.DefaultAzureCredential();
-      const client = new costs.CostManagementClient(credential);
+      const client = new costs.CostManagementClient(managedIdentity(access.clientId));
       const result = await client.query.usage(access.scope, {
         type: 'ActualCost',
         timeframe: 'Custom',

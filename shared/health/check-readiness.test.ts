@@ -14,6 +14,7 @@ describe('checkReadiness', () => {
   it('is ready when every dependency answers', async () => {
     expect(await checkReadiness([ok('database'), ok('queue')])).toEqual({
       ready: true,
+      stopping: false,
       checks: { database: 'ok', queue: 'ok' },
       failures: [],
     });
@@ -28,8 +29,18 @@ describe('checkReadiness', () => {
   });
 
   it('gives up on a hanging dependency after the timeout', async () => {
-    const report = await checkReadiness([hanging('database')], 50);
+    const report = await checkReadiness([hanging('database')], { timeoutMs: 50 });
     expect(report.checks.database).toBe('unavailable');
     expect(String(report.failures[0]?.cause)).toMatch(/timed out/);
+  });
+
+  it('is not ready once the shutdown is stopping, without probing anything', async () => {
+    const stopping = new AbortController();
+    let probed = 0;
+    const counted: ReadinessProbe = { dependency: 'database', check: async () => void probed++ };
+    expect((await checkReadiness([counted], { stopping: stopping.signal })).ready).toBe(true);
+    stopping.abort();
+    expect(await checkReadiness([counted], { stopping: stopping.signal })).toEqual({ ready: false, stopping: true, checks: {}, failures: [] });
+    expect(probed).toBe(1);
   });
 });

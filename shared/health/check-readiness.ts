@@ -15,15 +15,30 @@ export interface ReadinessFailure {
 
 export interface ReadinessReport {
   ready: boolean;
+  /** The process is shutting down: not ready whatever the dependencies say (they were not probed). */
+  stopping: boolean;
   checks: Record<string, 'ok' | 'unavailable'>;
   failures: ReadinessFailure[];
 }
 
+export interface ReadinessOptions {
+  /** Each probe's bound, so a hanging dependency makes the probe answer 503 in time. Default 3 s. */
+  timeoutMs?: number;
+  /**
+   * The shutdown's `stopping` signal: once it aborted the replica is not ready, so the platform
+   * stops routing to it while it still serves what arrives meanwhile.
+   */
+  stopping?: AbortSignal;
+}
+
 /**
  * Runs every probe at once, each bounded by `timeoutMs`, so a hanging dependency makes the probe
- * answer 503 in time instead of hanging the platform's readiness check.
+ * answer 503 in time instead of hanging the platform's readiness check. Once `stopping` aborted,
+ * answers not ready without probing.
  */
-export async function checkReadiness(probes: readonly ReadinessProbe[], timeoutMs = 3000): Promise<ReadinessReport> {
+export async function checkReadiness(probes: readonly ReadinessProbe[], options: ReadinessOptions = {}): Promise<ReadinessReport> {
+  if (options.stopping?.aborted) return { ready: false, stopping: true, checks: {}, failures: [] };
+  const timeoutMs = options.timeoutMs ?? 3000;
   const outcomes = await Promise.all(
     probes.map(async (probe) => {
       const signal = AbortSignal.timeout(timeoutMs);
@@ -41,7 +56,7 @@ export async function checkReadiness(probes: readonly ReadinessProbe[], timeoutM
     checks[outcome.dependency] = outcome.ok ? 'ok' : 'unavailable';
     if (!outcome.ok) failures.push({ dependency: outcome.dependency, cause: outcome.cause });
   }
-  return { ready: failures.length === 0, checks, failures };
+  return { ready: failures.length === 0, stopping: false, checks, failures };
 }
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {

@@ -252,7 +252,27 @@ describe('createHttpPipeline while the process shuts down', () => {
     return { sink, exceptions, shutdown, endpoint };
   }
 
-  it('answers a request that arrives after termination began with 503 problem+json and Retry-After, without running the handler', async () => {
+  it('serves a request that arrives after termination began but before the database closes, tracked', async () => {
+    const { sink, shutdown, endpoint } = shuttingDownSetup();
+    let release: () => void = () => undefined;
+    const handler = endpoint({ route: 'v1/things' }, async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return { status: 200, jsonBody: { served: true } };
+    });
+    shutdown.begin('SIGTERM');
+    expect(shutdown.stopping.aborted).toBe(true);
+    const answer = handler(request({ method: 'GET' }), context());
+    // The stop waits for it like for any request in flight.
+    expect(await shutdown.drained(50)).toBe(false);
+    release();
+    const response = await answer;
+    expect(response.status).toBe(200);
+    expect(jsonOf(response)).toEqual({ served: true });
+    expect(await shutdown.drained(1_000)).toBe(true);
+    expect(sink.withMessage('request handled')[0]).toMatchObject({ level: 'info', statusCode: 200 });
+  });
+
+  it('answers a request that arrives once the database is closing with 503 problem+json and Retry-After, without running the handler', async () => {
     const { sink, exceptions, shutdown, endpoint } = shuttingDownSetup();
     let ran = false;
     const handler = endpoint({ route: 'v1/things' }, async () => {
@@ -260,6 +280,8 @@ describe('createHttpPipeline while the process shuts down', () => {
       return { status: 200, jsonBody: {} };
     });
     shutdown.begin('SIGTERM');
+    expect(await shutdown.drained(1_000)).toBe(true);
+    shutdown.closeDown();
     const response = await handler(request({ method: 'GET' }), context());
     expect(ran).toBe(false);
     expect(response.status).toBe(503);
@@ -302,9 +324,30 @@ describe('createHttpPipeline while the process shuts down', () => {
     const response = await answer;
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
     expect(response.status).toBe(503);
-    expect(jsonOf(response)).toMatchObject({ code: 'service_unavailable' });
+    // The handler may still commit: the client must not read the 503 as "nothing happened".
+    expect(jsonOf(response)).toMatchObject({ code: 'service_unavailable', detail: expect.stringContaining('outcome is unknown') });
     expect(await shutdown.drained(10)).toBe(false);
     release();
     expect(await shutdown.drained(1_000)).toBe(true);
+  });
+
+  it('refuses a request that arrives after the deadline, before the database closes, without running the handler', async () => {
+    // A 300 ms grace: deadline at 200 ms, drain at 250 ms.
+    const { sink, exceptions, shutdown, endpoint } = shuttingDownSetup(300);
+    let ran = false;
+    const handler = endpoint({ route: 'v1/things' }, async () => {
+      ran = true;
+      return { status: 200, jsonBody: {} };
+    });
+    shutdown.begin('SIGTERM');
+    await new Promise<void>((resolve) => shutdown.deadline.addEventListener('abort', () => resolve(), { once: true }));
+    expect(shutdown.closing.aborted).toBe(false);
+    const response = await handler(request({ method: 'GET' }), context());
+    expect(ran).toBe(false);
+    expect(response.status).toBe(503);
+    expect(headerOf(response, 'Retry-After')).toBe('5');
+    expect(jsonOf(response)).toMatchObject({ code: 'service_unavailable', detail: expect.stringContaining('try again') });
+    expect(sink.withMessage('request handled')[0]).toMatchObject({ level: 'warn', statusCode: 503 });
+    expect(exceptions).toHaveLength(0);
   });
 });

@@ -74,10 +74,12 @@ export interface HttpPipelineDeps {
   corsAllowedOrigins?: readonly string[];
   /**
    * The process's shutdown: each request runs `track`ed (the stop waits for it before closing the
-   * database), one arriving after termination began gets 503 at once, and one still running at the
-   * deadline is answered 503 then.
+   * database). One arriving after termination began is still served (the ingress keeps routing to a
+   * terminating replica for a few seconds; `/api/ready` tells it to stop), unless the database is
+   * closing or the deadline passed: then it gets 503 at once. One still running at the deadline is
+   * answered 503 then.
    */
-  shutdown?: Pick<Shutdown, 'stopping' | 'deadline' | 'track'>;
+  shutdown?: Pick<Shutdown, 'closing' | 'deadline' | 'track'>;
 }
 
 type BodyOf<S> = S extends Validator<infer T> ? T : undefined;
@@ -97,8 +99,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * problem+json answers from the error catalogue, and exactly one `request handled` line per request
  * (never a body). An exception from the handler becomes a 500 `internal_error` with the catalogue's
  * detail (503 `service_unavailable` when an adapter reports its dependency unreachable). Once the
- * process is shutting down, a new request gets 503 `service_unavailable` with `Retry-After` before
- * any work, and the requests in flight are waited for (`HttpPipelineDeps.shutdown`).
+ * shutdown closes the database or passes its deadline, a new request gets 503 `service_unavailable`
+ * with `Retry-After` before any work; the requests in flight are waited for (`HttpPipelineDeps.shutdown`).
  */
 export function createHttpPipeline(deps: HttpPipelineDeps) {
   return function endpoint<S extends Validator<unknown> | undefined = undefined, A extends boolean = false>(
@@ -121,7 +123,7 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
         let thrown: unknown;
         try {
           const shutdown = deps.shutdown;
-          if (shutdown?.stopping.aborted) {
+          if (shutdown && (shutdown.closing.aborted || shutdown.deadline.aborted)) {
             result = SHUTTING_DOWN;
           } else {
             const run = (): Promise<EndpointResult> =>
@@ -161,19 +163,32 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
   };
 }
 
-/** The answer to a request that arrives, or is still running at the deadline, while the process stops. */
-const SHUTTING_DOWN = problem('service_unavailable', { detail: 'This instance is shutting down; try again after the Retry-After seconds.' });
+/**
+ * The answer to a request refused, unrun, because the process stops (and to `/api/ready` once the
+ * shutdown began): safe to retry.
+ */
+export const SHUTTING_DOWN = problem('service_unavailable', { detail: 'This instance is shutting down; try again after the Retry-After seconds.' });
+
+/** The answer to a request still running at the deadline: its handler may yet commit, so a blind retry may repeat it. */
+const CUT_OFF = problem('service_unavailable', {
+  detail:
+    'This instance is shutting down and stopped waiting for the request: its outcome is unknown (it may still complete); check its effect before retrying.',
+});
+
+/** Answers the shutdown gives: expected on every scale-in and deploy. */
+const SHUTDOWN_ANSWERS: ReadonlySet<Problem> = new Set([SHUTTING_DOWN, CUT_OFF]);
 
 /**
  * The handler's result, or 503 when the shutdown deadline passes first: the client gets an answer
  * while the instance can still send one. The handler keeps running (tracked, so the stop still
- * waits for it up to the drain point); its late result is dropped.
+ * waits for it up to the drain point) and may still commit; its late result is dropped, so the
+ * answer says the outcome is unknown.
  */
 function untilDeadline(running: Promise<EndpointResult>, deadline: AbortSignal): Promise<EndpointResult> {
-  if (deadline.aborted) return Promise.resolve(SHUTTING_DOWN);
+  if (deadline.aborted) return Promise.resolve(CUT_OFF);
   let onAbort: (() => void) | undefined;
   const cutOff = new Promise<EndpointResult>((resolve) => {
-    onAbort = () => resolve(SHUTTING_DOWN);
+    onAbort = () => resolve(CUT_OFF);
     deadline.addEventListener('abort', onAbort, { once: true });
   });
   return Promise.race([running, cutOff]).finally(() => {
@@ -250,7 +265,7 @@ function logRequestHandled(log: Logger, telemetry: Telemetry, handled: HandledRe
     log.info(fields, 'request handled');
     return;
   }
-  if (result === SHUTTING_DOWN) {
+  if (SHUTDOWN_ANSWERS.has(result)) {
     // Expected on every scale-in and deploy: a warning, not an error line or an exception.
     log.warn({ ...fields, errorCode: result.code }, 'request handled');
     return;

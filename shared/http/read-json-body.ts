@@ -48,16 +48,17 @@ export async function readJsonBody<T>(request: HttpRequest, schema: Validator<T>
   } catch {
     return { ok: false, problem: problem('invalid_request', { detail: 'The body is not valid UTF-8 JSON.' }) };
   }
-  // I-JSON (RFC 7493): a `\ud800` escape parses into a string that is not Unicode; refused before
-  // any schema or code sees it, field by field (the pointer, never the value).
-  const malformed = loneSurrogateErrors(parsed);
-  if (malformed.length > 0) {
-    return { ok: false, problem: problem('invalid_request', { detail: summarizeFieldErrors(malformed), errors: malformed }) };
-  }
   const result = schema.safeParse(parsed);
   if (!result.success) {
     const errors = fieldErrorsOf(result.error.issues, parsed);
     return { ok: false, problem: problem('invalid_request', { detail: summarizeFieldErrors(errors), errors }) };
+  }
+  // I-JSON (RFC 7493): a `\ud800` escape parses into a string that is not Unicode; refused before
+  // any code sees it, field by field (the pointer, never the value). Checked on the validated data,
+  // whose members are all the schema's own, so a pointer never repeats a name the client made up.
+  const malformed = loneSurrogateErrors(result.data);
+  if (malformed.length > 0) {
+    return { ok: false, problem: problem('invalid_request', { detail: summarizeFieldErrors(malformed), errors: malformed }) };
   }
   return { ok: true, value: result.data };
 }

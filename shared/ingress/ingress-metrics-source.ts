@@ -1,3 +1,4 @@
+import { managedIdentity } from '../azure/managed-identity';
 import type { TokenCredential } from '@azure/core-auth';
 import type { HttpClient } from '@azure/core-rest-pipeline';
 import type { IngressWindow, RequestSeries } from './ingress-requests';
@@ -33,16 +34,20 @@ export interface MetricsClientOverrides {
  * never on the start path of the function app.
  */
 export function monitorMetricsSource(access: IngressMetricsAccess, overrides: MetricsClientOverrides = {}): IngressMetricsSource {
-  return {
-    async readRequestSeries(window) {
+  // Built on the first read and kept: the timer runs every minute, and one client keeps one token.
+  let metricsClient: import('@azure/monitor-query-metrics').MetricsClient | undefined;
+  const clientOf = (): import('@azure/monitor-query-metrics').MetricsClient => {
+    if (!metricsClient) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const metrics = require('@azure/monitor-query-metrics') as typeof import('@azure/monitor-query-metrics');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const identity = require('@azure/identity') as typeof import('@azure/identity');
-      const credential =
-        overrides.credential ??
-        (access.clientId ? new identity.ManagedIdentityCredential({ clientId: access.clientId }) : new identity.DefaultAzureCredential());
-      const client = new metrics.MetricsClient(access.endpoint, credential, overrides.httpClient ? { httpClient: overrides.httpClient } : {});
+      const credential = overrides.credential ?? managedIdentity(access.clientId);
+      metricsClient = new metrics.MetricsClient(access.endpoint, credential, overrides.httpClient ? { httpClient: overrides.httpClient } : {});
+    }
+    return metricsClient;
+  };
+  return {
+    async readRequestSeries(window) {
+      const client = clientOf();
       const [result] = await client.queryResources([access.resourceId], ['Requests'], 'Microsoft.App/containerApps', {
         startTime: window.start,
         endTime: window.end,

@@ -96,4 +96,16 @@ describe('createShutdown', () => {
     expect(await longWait).toBe(true);
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it('marks closing only when the stop says so: neither the signal nor the deadline does', () => {
+    const shutdown = createShutdown({ graceMs: 30_000 });
+    shutdown.begin('SIGTERM');
+    vi.advanceTimersByTime(30_000);
+    expect(shutdown.deadline.aborted).toBe(true);
+    expect(shutdown.closing.aborted).toBe(false);
+    shutdown.closeDown();
+    shutdown.closeDown();
+    expect(shutdown.closing.aborted).toBe(true);
+    expect(shutdown.closing.reason).toBeInstanceOf(ShutdownError);
+  });
 });

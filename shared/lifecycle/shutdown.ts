@@ -17,6 +17,12 @@ export type ShutdownPoint = 'deadline' | 'drain' | 'exit';
 
 export interface Shutdown extends ShutdownSignals {
   /**
+   * Aborts when the stop stops waiting for work (`closeDown`): what requests need (the database) is
+   * being closed, so nothing new may start. Between `stopping` and this, new requests are still
+   * served: the platform keeps routing to a terminating replica for a few seconds.
+   */
+  readonly closing: AbortSignal;
+  /**
    * Begins termination: `stopping` aborts now, `deadline` at the schedule's deadline. Called again
    * (a second notice), it only brings the schedule forward when `graceMs` leaves less time.
    * @param reason why (a signal name, `app_terminate`): the abort reason's message.
@@ -33,6 +39,8 @@ export interface Shutdown extends ShutdownSignals {
    * @returns true when everything settled in time.
    */
   drained(maxMs: number): Promise<boolean>;
+  /** Aborts `closing`: the stop is about to close what tracked work needs. Idempotent. */
+  closeDown(): void;
 }
 
 /** The abort reason of both signals: what was cut short, and why. */
@@ -53,6 +61,7 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
   const configured = shutdownTimings(options.graceMs);
   const stopping = new AbortController();
   const deadline = new AbortController();
+  const closing = new AbortController();
   const at: Record<ShutdownPoint, number> = { deadline: Infinity, drain: Infinity, exit: Infinity };
   let timer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<unknown>>();
@@ -73,6 +82,7 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
   return {
     stopping: stopping.signal,
     deadline: deadline.signal,
+    closing: closing.signal,
     begin(reason, graceMs) {
       const first = !stopping.signal.aborted;
       // Scheduled before `stopping` aborts, so its listeners already see the deadline.
@@ -108,6 +118,9 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
       } finally {
         clearTimeout(timeout);
       }
+    },
+    closeDown() {
+      if (!closing.signal.aborted) closing.abort(new ShutdownError('shutting down (closing)'));
     },
   };
 }

@@ -513,7 +513,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     path: '/api/ready',
     operationId: 'ready',
     tag: 'probes',
-    summary: 'Readiness: every dependency answers (503 when one does not)',
+    summary: 'Readiness: every dependency answers (503 when one does not, and once the instance is shutting down)',
     access: 'public',
     head: true,
     success: { status: 200, description: 'Ready.', body: { name: 'Readiness', schema: readinessSchema }, example: { status: 'ready', checks: { database: 'ok' } } },

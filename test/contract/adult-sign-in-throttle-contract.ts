@@ -191,7 +191,7 @@ export function describeAdultSignInThrottleContract(name: string, factory: TestD
           sessionPolicy: DEFAULT_SESSION_POLICY,
           verifier: refusingVerifier,
           newUserStatus: 'active',
-          bootstrapAdminSubjects: [],
+          bootstrapAdmins: [],
           throttle: createAdultSignInThrottle({ pepper: PEPPER, limits, logger, trustProxyHops: 1 }),
         };
       }

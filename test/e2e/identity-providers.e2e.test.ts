@@ -19,6 +19,8 @@ const APPLE_ISSUER = 'https://appleid.provider-a.test';
 const APPLE_AUDIENCE = 'org.example.family';
 const GOOGLE_ISSUER = 'https://accounts.provider-b.test';
 const GOOGLE_AUDIENCES = ['ios-client.provider-b.test', 'android-client.provider-b.test'];
+/** A subject both providers issue: the Apple-like provider's is the bootstrap admin, the other's a stranger. */
+const ADMIN_SUBJECT = 'bootstrap-admin-sub-canary-0005';
 
 let workDir: string;
 let databaseFile: string;
@@ -65,6 +67,7 @@ beforeAll(async () => {
     APP_ENV: 'test',
     SQLITE_PATH: databaseFile,
     ADULT_SIGN_IN_ADDRESS_MAX_FAILURES: '10000',
+    BOOTSTRAP_ADMIN_SUBJECTS: `${APPLE_ISSUER}|${ADMIN_SUBJECT}`,
     IDP_PROVIDERS: JSON.stringify([
       { name: 'apple', issuer: APPLE_ISSUER, audiences: [APPLE_AUDIENCE], jwksUri: apple.url, nonceRequired: true },
       { name: 'google', discoveryUrl: google.discoveryUrl, audiences: GOOGLE_AUDIENCES },
@@ -155,6 +158,27 @@ describe('several identity providers', () => {
         expect(await signIn({ idToken: googleToken({ sub: 'google-4' }), nonce })).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
       }
     });
+  });
+
+  it("makes the bootstrap admin of the listed issuer only, not another provider's user with the same sub", async () => {
+    canaries.add(ADMIN_SUBJECT);
+    // The other provider's first sign-in comes first: matched by `sub` alone it would become admin.
+    const stranger = await signIn({ idToken: googleToken({ sub: ADMIN_SUBJECT }) });
+    expect(stranger).toMatchObject({ status: 200, body: { user: { role: 'member' } } });
+    const nonce = 'admin-nonce-canary-0006';
+    canaries.add(nonce);
+    const admin = await signIn({ idToken: appleToken({ sub: ADMIN_SUBJECT, nonce: sha256Hex(nonce) }), nonce });
+    expect(admin).toMatchObject({ status: 200, body: { user: { role: 'admin', status: 'active' } } });
+    const rows = readRows<{ issuer: string; role: string; status: string }>(
+      databaseFile,
+      `SELECT issuer, role, status FROM Users WHERE subject = '${ADMIN_SUBJECT}' ORDER BY issuer`,
+    );
+    expect(rows).toEqual(
+      [
+        { issuer: APPLE_ISSUER, role: 'admin', status: 'active' },
+        { issuer: GOOGLE_ISSUER, role: 'member', status: 'active' },
+      ].sort((a, b) => a.issuer.localeCompare(b.issuer)),
+    );
   });
 
   it('writes no token, nonce or session anywhere', () => {

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CommonClientOptions } from '@azure/core-client';
 import type { PipelinePolicy } from '@azure/core-rest-pipeline';
 import type { TokenCredential } from '@azure/core-auth';
+import { managedIdentity } from '../../azure/managed-identity';
 import type { AcsAccess } from '../../config';
 import type { ShutdownSignals } from '../../lifecycle/shutdown';
 import type { RetryPolicy } from '../retry-transient';
@@ -48,25 +49,6 @@ export function sendBudgetMs(settings: AcsPipelineSettings): number {
 export function acsClientArguments(access: AcsAccess, settings: AcsPipelineSettings): [string] | [string, TokenCredential] {
   if (access.kind === 'connection-string') return [access.connectionString];
   return [access.endpoint, settings.credential ?? managedIdentity(access.clientId)];
-}
-
-/**
- * The app's managed identity (`clientId`: the user-assigned one; else `DefaultAzureCredential`),
- * built on its first token request: `@azure/identity` is a large share of a cold start, and the
- * SMS and e-mail clients share one credential, so one token cache.
- */
-export function managedIdentity(clientId: string | undefined): TokenCredential {
-  let credential: TokenCredential | undefined;
-  return {
-    getToken(scopes, options) {
-      if (!credential) {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const identity = require('@azure/identity') as typeof import('@azure/identity');
-        credential = clientId ? new identity.ManagedIdentityCredential({ clientId }) : new identity.DefaultAzureCredential();
-      }
-      return credential.getToken(scopes, options);
-    },
-  };
 }
 
 /** The client options: the retry policy as the SDK's, the try policy, and `extraPolicies` (per call). */

@@ -198,7 +198,7 @@ export async function createFlowHarness(options: FlowHarnessOptions = {}): Promi
         ...on.auth,
         verifier: on.idTokenVerifier,
         newUserStatus: on.config.newUserStatus,
-        bootstrapAdminSubjects: on.config.bootstrapAdminSubjects,
+        bootstrapAdmins: on.config.bootstrapAdmins,
         throttle: on.adultSignInThrottle,
       });
       trackSession(result);
