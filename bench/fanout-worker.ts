@@ -5,12 +5,12 @@ import { createHttpHeaders, createPipelineRequest } from '@azure/core-rest-pipel
 import type { DestinationStream } from 'pino';
 import { buildAppServices, type AppServices } from '../shared/composition-root';
 import { createLogger } from '../shared/logging/logger';
-import { buildFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout-services';
+import { buildFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout/fanout-services';
 import { ACS_EMAIL_API_VERSION } from '../shared/notifications/providers/acs-email-operation';
 import { acsClientArguments, acsClientOptions, isLoopbackHttp, observeTries, sendBudgetMs } from '../shared/notifications/providers/acs-pipeline';
 import type { EmailMessage, SendObserver } from '../shared/notifications/providers/delivery';
-import { DEFAULT_RETRY_POLICY } from '../shared/notifications/retry-transient';
-import { runFanoutInProcess } from '../shared/notifications/run-fanout';
+import { DEFAULT_RETRY_POLICY } from '../shared/notifications/delivery/retry-transient';
+import { runFanoutInProcess } from '../shared/notifications/fanout/run-fanout';
 import { timeSqliteStatements } from './sqlite-timing';
 import { HEAP_SAMPLE_MS, type AdapterRun, type FanoutBenchMessage, type FanoutRun, type FanoutWorkerMessage } from './fanout-protocol';
 

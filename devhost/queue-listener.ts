@@ -11,7 +11,7 @@ import { decodeMessageText, queueInput, queueTriggerMetadata, type ReceivedMessa
  * them on a timer while the function runs (`QueueListener`, azure-sdk-for-net); the local host takes
  * one minute, so a message whose host was killed comes back within a minute: families of a crashed
  * batch get their messages within two minutes of a restart. The ledger's lease
- * (`shared/notifications/lease-heartbeat.ts`) is never longer than this.
+ * (`shared/notifications/delivery/lease-heartbeat.ts`) is never longer than this.
  */
 export const PROCESSING_VISIBILITY_SECONDS = 60;
 const VISIBILITY_RENEWAL_MS = 20_000;

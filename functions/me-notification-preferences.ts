@@ -1,7 +1,7 @@
 import { app } from '@azure/functions';
 import { appServices } from '../shared/composition-root';
-import { preferencesPatchBody } from '../shared/notifications/notification-preferences';
-import { changePreferences, getPreferences } from '../shared/notifications/notification-settings';
+import { preferencesPatchBody } from '../shared/notifications/preferences/notification-preferences';
+import { changePreferences, getPreferences } from '../shared/notifications/preferences/notification-settings';
 
 /**
  * GET /api/v1/me/notification-preferences (authenticated): `{ push, sms, email }`.

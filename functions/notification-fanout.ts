@@ -1,8 +1,8 @@
 import { app } from '@azure/functions';
 import { backgroundHandler, isLastAttempt } from '../shared/background/background-handler';
-import { FANOUT_QUEUE_NAME } from '../shared/notifications/fanout-message';
-import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout-services';
-import { handleFanoutMessage } from '../shared/notifications/handle-fanout-message';
+import { FANOUT_QUEUE_NAME } from '../shared/notifications/fanout/fanout-message';
+import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout/fanout-services';
+import { handleFanoutMessage } from '../shared/notifications/fanout/handle-fanout-message';
 
 /**
  * The notification fan-out (contract section 10) on the `notification-fanout` queue: the first

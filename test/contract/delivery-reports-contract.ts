@@ -8,13 +8,13 @@ import {
   finishDelivery,
   settleReportedDelivery,
   type DeliveryKey,
-} from '../../shared/notifications/delivery-ledger';
-import { isEmailHardBounced } from '../../shared/notifications/email-hard-bounces';
-import { emailOperationId } from '../../shared/notifications/email-operation-id';
+} from '../../shared/notifications/delivery/delivery-ledger';
+import { isEmailHardBounced } from '../../shared/notifications/email/email-hard-bounces';
+import { emailOperationId } from '../../shared/notifications/email/email-operation-id';
 import type { DeliveryProviders, EmailProvider } from '../../shared/notifications/providers/delivery';
 import { applyCommunicationEvent } from '../../shared/notifications/reports/apply-communication-event';
 import { settleAcceptedDeliveries } from '../../shared/notifications/reports/settle-accepted-deliveries';
-import { smsOptOutOf } from '../../shared/notifications/sms-opt-outs';
+import { smsOptOutOf } from '../../shared/notifications/sms/sms-opt-outs';
 import { manualClock } from '../../shared/ports/clock';
 import { createInMemoryTelemetry } from '../../shared/telemetry/in-memory';
 import { insertUser } from '../../shared/users/user-store';

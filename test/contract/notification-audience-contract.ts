@@ -3,8 +3,8 @@ import type { ChildUsername } from '../../shared/auth/child/child-username';
 import { insertChildAccount, markChildDeleted } from '../../shared/children/child-account-store';
 import type { Database } from '../../shared/db/database';
 import { canonicalizeStoredContacts } from '../../shared/db/migrations/canonical-contacts';
-import { isEmailHardBounced, markEmailHardBounce } from '../../shared/notifications/email-hard-bounces';
-import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../shared/notifications/notification-preferences';
+import { isEmailHardBounced, markEmailHardBounce } from '../../shared/notifications/email/email-hard-bounces';
+import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../shared/notifications/preferences/notification-preferences';
 import {
   countPushTokens,
   MAX_DEVICES_PER_USER,
@@ -12,7 +12,7 @@ import {
   registerPushToken,
   removePushToken,
   removeStalePushToken,
-} from '../../shared/notifications/push-tokens';
+} from '../../shared/notifications/push/push-tokens';
 import {
   countRecipients,
   FIRST_USER_ID,
@@ -20,8 +20,8 @@ import {
   recipientsAfter,
   recipientsOfBatch,
   type Recipient,
-} from '../../shared/notifications/recipients';
-import { clearProviderSmsOptOut, recordProviderSmsOptOut, smsOptOutOf } from '../../shared/notifications/sms-opt-outs';
+} from '../../shared/notifications/fanout/recipients';
+import { clearProviderSmsOptOut, recordProviderSmsOptOut, smsOptOutOf } from '../../shared/notifications/sms/sms-opt-outs';
 import type { Section, User } from '../../shared/users/user';
 import { insertUser, updateAdultContact } from '../../shared/users/user-store';
 import { adultUser, childUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';

@@ -11,10 +11,10 @@ import {
   renewDeliveryLeases,
   type DeliveryKey,
   type DeliveryRow,
-} from '../../shared/notifications/delivery-ledger';
-import { deletePushTicket, recordPushTickets, ticketsSentBefore, type PushTicket } from '../../shared/notifications/push-tickets';
-import { clearSendStart, markSendStarts, restartSendStart } from '../../shared/notifications/send-repeatability';
-import { refundSms, reserveSms, spentUsd, type SmsReservation, type SmsSpendSettings } from '../../shared/notifications/sms-spend-guard';
+} from '../../shared/notifications/delivery/delivery-ledger';
+import { deletePushTicket, recordPushTickets, ticketsSentBefore, type PushTicket } from '../../shared/notifications/push/push-tickets';
+import { clearSendStart, markSendStarts, restartSendStart } from '../../shared/notifications/delivery/send-repeatability';
+import { refundSms, reserveSms, spentUsd, type SmsReservation, type SmsSpendSettings } from '../../shared/notifications/sms/sms-spend-guard';
 import { insertUser } from '../../shared/users/user-store';
 import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
 import type { TestDatabaseFactory } from './test-databases';

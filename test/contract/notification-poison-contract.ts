@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { insertAnnouncement } from '../../shared/announcements/announcement-store';
 import type { Database } from '../../shared/db/database';
-import { claimDelivery, deliveriesOf, finishDelivery, releaseDelivery, type DeliveryKey } from '../../shared/notifications/delivery-ledger';
+import { claimDelivery, deliveriesOf, finishDelivery, releaseDelivery, type DeliveryKey } from '../../shared/notifications/delivery/delivery-ledger';
 import {
   countUndelivered,
   deliveryStatesInRange,

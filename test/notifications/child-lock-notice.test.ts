@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signInChild } from '../../shared/auth/sign-in-child';
 import { setChildSecret } from '../../shared/children/child-account-store';
-import { FanoutError } from '../../shared/notifications/fanout-error';
-import { inMemoryFanoutQueue } from '../../shared/notifications/fanout-queue';
-import { handleFanoutMessage } from '../../shared/notifications/handle-fanout-message';
+import { FanoutError } from '../../shared/notifications/fanout/fanout-error';
+import { inMemoryFanoutQueue } from '../../shared/notifications/fanout/fanout-queue';
+import { handleFanoutMessage } from '../../shared/notifications/fanout/handle-fanout-message';
 import { NOTICE_GIVE_UP_MS } from '../../shared/notifications/notices/handle-notice-message';
 import type { PoisonQueue } from '../../shared/notifications/poison/poison-queue';
 import { redrivePoison, type RedriveEntry } from '../../shared/notifications/poison/redrive-poison';
@@ -11,7 +11,7 @@ import { findNoticeById, listNoticeDeliveries } from '../../shared/notifications
 import { enqueueOwedNotices } from '../../shared/notifications/notices/account-notices';
 import type { NoticeMessage } from '../../shared/notifications/notices/notice-message';
 import { inMemoryNoticeQueue } from '../../shared/notifications/notices/notice-queue';
-import { updatePreferences } from '../../shared/notifications/notification-preferences';
+import { updatePreferences } from '../../shared/notifications/preferences/notification-preferences';
 import type { User } from '../../shared/users/user';
 import { MINUTE } from '../auth/flows/flow-harness';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness, type TestRecipient } from './fanout-harness';

@@ -1,12 +1,12 @@
 import type { Announcement, AnnouncementChannel } from '../../shared/announcements/announcement';
 import type { Database } from '../../shared/db/database';
 import { createLogger } from '../../shared/logging/logger';
-import type { FanoutDeps } from '../../shared/notifications/fanout-deps';
-import type { FanoutMessage } from '../../shared/notifications/fanout-message';
-import { inMemoryFanoutQueue } from '../../shared/notifications/fanout-queue';
-import { buildFanoutDeps } from '../../shared/notifications/fanout-services';
-import { handleFanoutMessage, type FanoutResult } from '../../shared/notifications/handle-fanout-message';
-import { registerPushToken } from '../../shared/notifications/push-tokens';
+import type { FanoutDeps } from '../../shared/notifications/fanout/fanout-deps';
+import type { FanoutMessage } from '../../shared/notifications/fanout/fanout-message';
+import { inMemoryFanoutQueue } from '../../shared/notifications/fanout/fanout-queue';
+import { buildFanoutDeps } from '../../shared/notifications/fanout/fanout-services';
+import { handleFanoutMessage, type FanoutResult } from '../../shared/notifications/fanout/handle-fanout-message';
+import { registerPushToken } from '../../shared/notifications/push/push-tokens';
 import type { Section, User } from '../../shared/users/user';
 import { expect } from 'vitest';
 import { createFlowHarness, type FlowHarness } from '../auth/flows/flow-harness';

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DependencyUnavailableError } from '../../shared/errors/dependency-unavailable';
-import { deliveriesOf } from '../../shared/notifications/delivery-ledger';
-import type { FanoutDeps } from '../../shared/notifications/fanout-deps';
-import { FanoutError } from '../../shared/notifications/fanout-error';
-import type { FanoutMessage } from '../../shared/notifications/fanout-message';
-import { handleFanoutMessage } from '../../shared/notifications/handle-fanout-message';
+import { deliveriesOf } from '../../shared/notifications/delivery/delivery-ledger';
+import type { FanoutDeps } from '../../shared/notifications/fanout/fanout-deps';
+import { FanoutError } from '../../shared/notifications/fanout/fanout-error';
+import type { FanoutMessage } from '../../shared/notifications/fanout/fanout-message';
+import { handleFanoutMessage } from '../../shared/notifications/fanout/handle-fanout-message';
 import { resetPoisonedDeliveries } from '../../shared/notifications/poison/poisoned-deliveries';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness, type TestRecipient } from './fanout-harness';
 import { transient500 } from './notification-fixtures';

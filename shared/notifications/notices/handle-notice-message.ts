@@ -4,14 +4,14 @@ import { findChildById } from '../../children/child-account-store';
 import type { Database } from '../../db/database';
 import { errorFields } from '../../logging/logger';
 import { findUserById } from '../../users/user-store';
-import { isEmailHardBounced, markEmailHardBounce } from '../email-hard-bounces';
-import { emailOperationId } from '../email-operation-id';
-import type { FanoutDeps } from '../fanout-deps';
-import { FanoutError, ProviderDeliveryError } from '../fanout-error';
-import { DELIVERY_LEASE_MS } from '../lease-heartbeat';
+import { isEmailHardBounced, markEmailHardBounce } from '../email/email-hard-bounces';
+import { emailOperationId } from '../email/email-operation-id';
+import type { FanoutDeps } from '../fanout/fanout-deps';
+import { FanoutError, ProviderDeliveryError } from '../fanout/fanout-error';
+import { DELIVERY_LEASE_MS } from '../delivery/lease-heartbeat';
 import type { DeliveryOutcome } from '../providers/delivery';
 import { POISONED_PROVIDER_CODE } from '../poison/poisoned-deliveries';
-import { removeStalePushToken } from '../push-tokens';
+import { removeStalePushToken } from '../push/push-tokens';
 import {
   claimNoticeDelivery,
   failPendingNoticeDeliveries,

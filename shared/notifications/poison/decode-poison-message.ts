@@ -1,4 +1,4 @@
-import { fanoutMessageSchema, type FanoutMessage } from '../fanout-message';
+import { fanoutMessageSchema, type FanoutMessage } from '../fanout/fanout-message';
 import { looksLikeNoticeMessage, noticeMessageSchema, type NoticeMessage } from '../notices/notice-message';
 
 /** A message of the fan-out queue: an announcement's (`{ announcementId, batch? }`) or an account notice's (`{ notice }`). */

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database';
-import type { FanoutMessage } from '../fanout-message';
+import type { FanoutMessage } from '../fanout/fanout-message';
 import type { Channel } from '../providers/delivery';
-import { FIRST_USER_ID, recipientIdsAfter } from '../recipients';
+import { FIRST_USER_ID, recipientIdsAfter } from '../fanout/recipients';
 import type { LedgerRange } from './poisoned-deliveries';
 
 /**

@@ -1,7 +1,7 @@
 import { findAnnouncementById } from '../../announcements/announcement-store';
 import type { Database } from '../../db/database';
 import type { Clock } from '../../ports/clock';
-import type { FanoutQueue } from '../fanout-queue';
+import type { FanoutQueue } from '../fanout/fanout-queue';
 import { findNoticeById, listNoticeDeliveries, resetPoisonedNoticeDeliveries } from '../notices/account-notice-store';
 import type { NoticeMessage } from '../notices/notice-message';
 import type { NoticeQueue } from '../notices/notice-queue';

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database';
-import type { FanoutMessage } from '../fanout-message';
+import type { FanoutMessage } from '../fanout/fanout-message';
 import type { Channel } from '../providers/delivery';
-import { channelsFor, countRecipients, recipientsOfBatch } from '../recipients';
+import { channelsFor, countRecipients, recipientsOfBatch } from '../fanout/recipients';
 import { ledgerRangeOf } from './ledger-range';
 import { countUndelivered, deliveryStatesInRange, isUndelivered, type LedgerRange } from './poisoned-deliveries';
 

@@ -1,11 +1,11 @@
 import type { Database, SqlExecutor } from '../../db/database';
 import { UniqueViolationError } from '../../db/database-errors';
-import { keyOfSmsReportTag } from '../sms-report-tag';
-import { settleReportedDelivery, type DeliveryKey, type ReportedResult } from '../delivery-ledger';
-import { markEmailHardBounce } from '../email-hard-bounces';
-import type { FanoutDeps } from '../fanout-deps';
+import { keyOfSmsReportTag } from '../sms/sms-report-tag';
+import { settleReportedDelivery, type DeliveryKey, type ReportedResult } from '../delivery/delivery-ledger';
+import { markEmailHardBounce } from '../email/email-hard-bounces';
+import type { FanoutDeps } from '../fanout/fanout-deps';
 import { safeLabel } from '../providers/provider-http';
-import { clearProviderSmsOptOut, recordProviderSmsOptOut } from '../sms-opt-outs';
+import { clearProviderSmsOptOut, recordProviderSmsOptOut } from '../sms/sms-opt-outs';
 import { canonicalPhone } from '../../users/contact-address';
 import { parseCommunicationEvent, type CommunicationEvent } from './communication-event';
 import { smsKeywordOf } from './sms-keywords';

@@ -1,6 +1,6 @@
-import { acceptedBefore, settleReportedDelivery, type AcceptedDelivery, type ReportedResult } from '../delivery-ledger';
-import { OUTCOME_UNKNOWN } from '../send-repeatability';
-import type { FanoutDeps } from '../fanout-deps';
+import { acceptedBefore, settleReportedDelivery, type AcceptedDelivery, type ReportedResult } from '../delivery/delivery-ledger';
+import { OUTCOME_UNKNOWN } from '../delivery/send-repeatability';
+import type { FanoutDeps } from '../fanout/fanout-deps';
 
 /**
  * The fallback for delivery reports that never come (a lost Event Grid delivery, a carrier that

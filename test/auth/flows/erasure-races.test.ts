@@ -3,7 +3,7 @@ import { deleteChild } from '../../../shared/children/update-child';
 import type { AppServices } from '../../../shared/composition-root';
 import type { Database } from '../../../shared/db/database';
 import type { DatabaseProvider } from '../../../shared/db/lazy-database';
-import { changePreferences, registerDevice } from '../../../shared/notifications/notification-settings';
+import { changePreferences, registerDevice } from '../../../shared/notifications/preferences/notification-settings';
 import { eraseOwnAccount } from '../../../shared/users/erase-account';
 import type { User } from '../../../shared/users/user';
 import { createFlowHarness, expectNoLeaks, type FlowHarness } from './flow-harness';

@@ -1,0 +1,39 @@
+import * as z from 'zod/mini';
+import { lazySchema } from '../../validation/lazy-schema';
+
+/** The storage queue the fan-out function listens on (contract section 10). */
+export const FANOUT_QUEUE_NAME = 'notification-fanout';
+
+/**
+ * A fan-out message: the announcement to deliver, and for a batch message the slice of the
+ * audience it covers (recipients after `afterUserId`, at most `size` of them). A message without
+ * `batch` is the first one, sent on publish: it splits the audience into batch messages.
+ */
+export const fanoutMessageSchema = lazySchema(() =>
+  z.strictObject({
+    announcementId: z.uuid(),
+    batch: z.optional(
+      z.strictObject({
+        /** Recipients with a user id greater than this one ('' for the first batch). */
+        afterUserId: z.string().check(z.maxLength(64)),
+        /**
+         * ...and at most this one: the last id of the page when the audience was split. The range,
+         * not the count, is what a batch covers, so a user who joins the audience inside it after the
+         * split pushes nobody out of it. Absent in messages made before ranges existed.
+         */
+        throughUserId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+        size: z.int().check(z.minimum(1), z.maximum(5000)),
+      }),
+    ),
+  }),
+);
+
+export type FanoutMessage = z.infer<ReturnType<typeof fanoutMessageSchema.schema>>;
+
+/**
+ * The queue text of a message: base64 of its JSON, the encoding the queue trigger expects
+ * (host.json `extensions.queues.messageEncoding: base64`).
+ */
+export function encodeFanoutMessage(message: FanoutMessage): string {
+  return Buffer.from(JSON.stringify(fanoutMessageSchema.parse(message)), 'utf8').toString('base64');
+}
