@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './lifecycle/shutdown-timings';
 import { parseBootstrapAdmins, type BootstrapAdmin } from './auth/bootstrap-admins';
-import { parseIdentityProviders, type IdentityProviderSettings } from './auth/id-token/provider-settings';
+import { isUnsafeAlgorithm, parseIdentityProviders, type IdentityProviderSettings } from './auth/id-token/provider-settings';
 
 /**
  * The one place that reads the environment. Every other module receives the parsed `Config`
@@ -408,8 +408,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     (e.APP_ENV === 'development' && !e.AzureWebJobsStorage__accountName && !e.AzureWebJobsStorage__queueServiceUri
       ? DEVELOPMENT_STORAGE
       : undefined);
-  const unsafe = algorithms.filter((alg) => alg.toLowerCase() === 'none' || alg.startsWith('HS'));
-  if (unsafe.length > 0) {
+  if (algorithms.some(isUnsafeAlgorithm)) {
     throw new ConfigError(['IDP_ALGORITHMS: "none" and HMAC (HS*) algorithms cannot verify provider tokens; use asymmetric algorithms']);
   }
 

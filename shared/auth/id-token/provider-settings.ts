@@ -159,8 +159,7 @@ function providerOf(
   if (issuer === undefined && discoveryUrl === undefined) problem('issuer', 'required (unless discoveryUrl is set, whose document names it)');
   const algorithms = list(fields['algorithms']) ?? defaults.algorithms;
   if (algorithms.length === 0) problem('algorithms', 'must name at least one algorithm');
-  const unsafe = algorithms.filter((alg) => alg.toLowerCase() === 'none' || alg.toUpperCase().startsWith('HS'));
-  if (unsafe.length > 0) problem('algorithms', 'none and HMAC algorithms cannot verify provider tokens; use asymmetric algorithms');
+  if (algorithms.some(isUnsafeAlgorithm)) problem('algorithms', 'none and HMAC algorithms cannot verify provider tokens; use asymmetric algorithms');
   const verifiedClaim = text(fields['emailVerifiedClaim']) ?? defaults.emailVerification.verifiedClaim;
   if (!/^\S{1,256}$/.test(verifiedClaim)) problem('emailVerifiedClaim', 'must be a claim name (no spaces, at most 256 characters)');
   const verifiedByIssuer = flag(fields['emailVerifiedByIssuer'], defaults.emailVerification.verifiedByIssuer, () =>
@@ -199,4 +198,13 @@ function flag(value: unknown, fallback: boolean, invalid: () => void): boolean {
   if (value === false || value === 'false' || value === '0') return false;
   invalid();
   return fallback;
+}
+
+/**
+ * True for an algorithm that cannot verify a provider's token: `none`, and the HMAC ones (HS*), whose
+ * key would be a secret the provider shares (or, worse, its public key taken as one). Every place that
+ * takes algorithms (the single-provider settings, each provider, the verifier) refuses them.
+ */
+export function isUnsafeAlgorithm(alg: string): boolean {
+  return alg.toLowerCase() === 'none' || alg.toUpperCase().startsWith('HS');
 }

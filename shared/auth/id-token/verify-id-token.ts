@@ -12,7 +12,7 @@ import {
 } from './jwks-key-source';
 import { createDiscoveryKeySource } from './discovery-key-source';
 import { invalidTokenReason, type InvalidTokenReason } from './invalid-token-reason';
-import type { IdentityProviderSettings } from './provider-settings';
+import { isUnsafeAlgorithm, type IdentityProviderSettings } from './provider-settings';
 import { IdpUnavailableError, type ProviderFailureReport, type ProviderStatus } from './provider-failure';
 import { tokenShapeProblem } from './token-shape';
 import { canonicalEmail, canonicalPhone } from '../../users/contact-address';
@@ -298,7 +298,7 @@ function authorizedPartyCheck(payload: JWTPayload, audiences: readonly string[])
 
 function checkedAlgorithms(algorithms: readonly string[]): string[] {
   if (algorithms.length === 0) throw new TypeError('the identity provider needs at least one algorithm');
-  const unsafe = algorithms.filter((alg) => alg.toLowerCase() === 'none' || alg.toUpperCase().startsWith('HS'));
+  const unsafe = algorithms.filter(isUnsafeAlgorithm);
   if (unsafe.length > 0) throw new TypeError(`algorithms ${unsafe.join(', ')} cannot verify provider tokens`);
   return [...algorithms];
 }

@@ -5,9 +5,9 @@ import { reportAttempt, type AttemptResult, type DeliveryFacts } from './deliver
 import { emailOperationId } from '../email/email-operation-id';
 import type { FanoutDeps } from '../fanout/fanout-deps';
 import { DELIVERY_LEASE_MS, type HeldLeases } from './lease-heartbeat';
-import type { Channel } from '../providers/delivery';
+import type { Channel, DeliveryOutcome } from '../providers/delivery';
 import { SHUTDOWN_CODE } from '../providers/provider-http';
-import type { SendStart } from './send-repeatability';
+import { clearSendStart, providerRefused, type SendStart } from './send-repeatability';
 import { SendStarts } from './send-starts';
 
 /** The announcement text a batch delivers; never logged. */
@@ -117,6 +117,32 @@ export class DeliveryContext {
     else this.timer ??= setTimeout(() => this.writeUnwritten(), GROUP_COMMIT_MS);
     this.settled(key, outcome.result);
     reportAttempt(this.deps, facts, { result: outcome.result, tries, ...(outcome.providerCode ? { providerCode: outcome.providerCode } : {}) }, options);
+  }
+
+  /**
+   * Records an SMS's or e-mail's answer from the provider: taken (`accepted`, `success`) is
+   * finished; a transient error is postponed for the redelivered message, and a refusal that came
+   * with an answer (nothing went out) forgets the row's first send, so the next send is a first
+   * one; anything else is a provider error (an answer the channel does not have is an adapter bug,
+   * recorded as one). Hard bounces are the e-mail's to handle before this.
+   */
+  async recordSendAnswer(key: DeliveryKey, outcome: DeliveryOutcome, facts: DeliveryFacts, tries: number): Promise<void> {
+    switch (outcome.result) {
+      case 'accepted':
+      case 'success':
+        await this.finish(key, { result: outcome.result, providerMessageId: outcome.providerMessageId }, facts, tries);
+        return;
+      case 'provider_error':
+        if (outcome.transient) {
+          if (providerRefused(outcome)) await clearSendStart(this.db, key);
+          await this.postpone(key, outcome.code, facts, tries);
+          return;
+        }
+        await this.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
+        return;
+      default:
+        await this.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
+    }
   }
 
   /**

@@ -6,7 +6,7 @@ import { emailOperationId } from './email-operation-id';
 import { OPERATION_NOT_FOUND } from '../providers/acs-email-operation';
 import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type EmailMessage } from '../providers/delivery';
 import type { Recipient } from '../fanout/recipients';
-import { clearSendStart, providerRefused, repeatabilityRequestId, restartSendStart, type SendStart } from '../delivery/send-repeatability';
+import { repeatabilityRequestId, restartSendStart, type SendStart } from '../delivery/send-repeatability';
 
 /**
  * One recipient's e-mail, its ledger row held by the caller: send (the provider retries transient
@@ -50,28 +50,12 @@ async function send(ctx: DeliveryContext, key: DeliveryKey, facts: DeliveryFacts
 }
 
 async function record(ctx: DeliveryContext, key: DeliveryKey, facts: DeliveryFacts, email: string, outcome: DeliveryOutcome, tries: number): Promise<void> {
-  switch (outcome.result) {
-    case 'accepted':
-    case 'success':
-      await ctx.finish(key, { result: outcome.result, providerMessageId: outcome.providerMessageId }, facts, tries);
-      return;
-    case 'hard_bounce':
-      await markEmailHardBounce(ctx.db, email, outcome.code, ctx.now().toISOString());
-      await ctx.finish(key, { result: 'hard_bounce', providerCode: outcome.code }, facts, tries);
-      return;
-    case 'provider_error':
-      if (outcome.transient) {
-        // Refused with an answer: nothing went out, so the redelivered message sends it as a first send.
-        if (providerRefused(outcome)) await clearSendStart(ctx.db, key);
-        await ctx.postpone(key, outcome.code, facts, tries);
-        return;
-      }
-      await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
-      return;
-    case 'stale_token':
-      // Not an e-mail answer: an adapter bug, recorded as a provider error.
-      await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
+  if (outcome.result === 'hard_bounce') {
+    await markEmailHardBounce(ctx.db, email, outcome.code, ctx.now().toISOString());
+    await ctx.finish(key, { result: 'hard_bounce', providerCode: outcome.code }, facts, tries);
+    return;
   }
+  await ctx.recordSendAnswer(key, outcome, facts, tries);
 }
 
 /**

@@ -4,7 +4,7 @@ import { reportBudgetExceeded, reportOptedOut, reportOutcomeUnknown, reportRetry
 import { REPEATABILITY_EXPIRED } from '../providers/delivery';
 import type { Recipient } from '../fanout/recipients';
 import { smsOptOutOf } from './sms-opt-outs';
-import { clearSendStart, OUTCOME_UNKNOWN, providerRefused } from '../delivery/send-repeatability';
+import { OUTCOME_UNKNOWN } from '../delivery/send-repeatability';
 import { smsReportTag } from './sms-report-tag';
 import { fitSmsText, smsSegments } from './sms-segments';
 import { refundSms, reserveSms } from './sms-spend-guard';
@@ -93,24 +93,7 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
     await outcomeUnknown(ctx, key, facts);
     return;
   }
-  switch (outcome.result) {
-    case 'accepted':
-    case 'success':
-      await ctx.finish(key, { result: outcome.result, providerMessageId: outcome.providerMessageId }, facts, tries);
-      return;
-    case 'provider_error':
-      if (outcome.transient) {
-        // Refused with an answer: nothing went out, so the redelivered message sends it as a first send.
-        if (providerRefused(outcome)) await clearSendStart(ctx.db, key);
-        await ctx.postpone(key, outcome.code, facts, tries);
-        return;
-      }
-      await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
-      return;
-    default:
-      // Hard bounces and stale tokens are not SMS answers: an adapter bug, recorded as a provider error.
-      await ctx.finish(key, { result: 'provider_error', providerCode: outcome.code }, facts, tries);
-  }
+  await ctx.recordSendAnswer(key, outcome, facts, tries);
 }
 
 /**
