@@ -15,11 +15,12 @@ const sideBySide = (medians: number[]): SideBySideResult => ({ all: latency(medi
 
 const coldStart = (label: string, ratios: number[]): ColdStartResult => ({
   label,
-  samples: ratios.map((ratio) => ({ ms: 100 * ratio, cpuMs: 90 * ratio, modules: 10, registrations: 1 })),
+  samples: ratios.map((ratio) => ({ ms: 100 * ratio, cpuMs: 90 * ratio, modules: 10, registrations: 1, readyMs: 120 * ratio })),
   ms: spread(ratios.map((ratio) => 100 * ratio)),
   modules: 10,
   registrations: 1,
   ratio: spread(ratios),
+  ready: { ms: spread(ratios.map((ratio) => 120 * ratio)), ratio: spread(ratios) },
 });
 
 const burst = (idleMiB: number, peakMiB: number): BurstMemory => ({

@@ -1,21 +1,19 @@
 import { app } from '@azure/functions';
-import { announcementDepsOf } from '../shared/announcements/announcement-deps';
+import { appAnnouncementDeps } from '../shared/announcements/announcement-deps';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { approveAnnouncement } from '../shared/announcements/take-workflow-step';
-import { appServices } from '../shared/composition-root';
+import { endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 
 /** POST /api/v1/announcements/{id}/approve (admin): queued → approved. */
 const route = 'v1/announcements/{id}/approve';
-const services = appServices();
-const deps = announcementDepsOf(services);
 
-export const approveStep = services.endpoint({ route, authenticated: true }, async (scope) => {
+export const approveStep = endpoint({ route, authenticated: true }, async (scope) => {
   const auth = scope.caller;
   const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
-  const result = await approveAnnouncement(auth.user, id.data, deps);
+  const result = await approveAnnouncement(auth.user, id.data, appAnnouncementDeps());
   if (!result.ok) return result.problem;
   return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
 });

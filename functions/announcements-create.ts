@@ -1,18 +1,16 @@
 import { app } from '@azure/functions';
-import { announcementDepsOf } from '../shared/announcements/announcement-deps';
+import { appAnnouncementDeps } from '../shared/announcements/announcement-deps';
 import { createAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { createAnnouncement } from '../shared/announcements/write-announcement';
-import { appServices } from '../shared/composition-root';
+import { endpoint } from '../shared/composition-root';
 
 /** POST /api/v1/announcements (author, admin): a new draft. */
 const route = 'v1/announcements';
-const services = appServices();
-const deps = announcementDepsOf(services);
 
-export const createAnnouncementDraft = services.endpoint({ route, body: createAnnouncementBody, authenticated: true }, async (scope) => {
+export const createAnnouncementDraft = endpoint({ route, body: createAnnouncementBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  const result = await createAnnouncement(auth.user, scope.body, deps);
+  const result = await createAnnouncement(auth.user, scope.body, appAnnouncementDeps());
   if (!result.ok) return result.problem;
   return { status: 201, jsonBody: toAnnouncementView(result.announcement) };
 });

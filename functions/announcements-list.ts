@@ -1,19 +1,17 @@
 import { app } from '@azure/functions';
-import { announcementDepsOf } from '../shared/announcements/announcement-deps';
+import { appAnnouncementDeps } from '../shared/announcements/announcement-deps';
 import { ANNOUNCEMENT_STATUSES } from '../shared/announcements/announcement';
 import { statusFilter } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { listVisibleAnnouncements } from '../shared/announcements/read-announcements';
-import { appServices } from '../shared/composition-root';
+import { endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { encodeCursor, readPage } from '../shared/http/read-page';
 
 /** GET /api/v1/announcements?status=&limit=&cursor=: the announcements the caller may see, newest first. */
 const route = 'v1/announcements';
-const services = appServices();
-const deps = announcementDepsOf(services);
 
-export const listAnnouncementsEndpoint = services.endpoint({ route, authenticated: true }, async (scope) => {
+export const listAnnouncementsEndpoint = endpoint({ route, authenticated: true }, async (scope) => {
   const auth = scope.caller;
   const status = statusFilter.safeParse(scope.request.query.get('status') ?? undefined);
   if (!status.success) return problem('invalid_request', { detail: `status: one of ${ANNOUNCEMENT_STATUSES.join(', ')}.` });
@@ -22,7 +20,7 @@ export const listAnnouncementsEndpoint = services.endpoint({ route, authenticate
   const result = await listVisibleAnnouncements(
     auth.user,
     { ...page.value, ...(status.data === undefined ? {} : { status: status.data }) },
-    deps,
+    appAnnouncementDeps(),
   );
   if (!result.ok) return result.problem;
   return {

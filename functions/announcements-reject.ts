@@ -1,22 +1,20 @@
 import { app } from '@azure/functions';
-import { announcementDepsOf } from '../shared/announcements/announcement-deps';
+import { appAnnouncementDeps } from '../shared/announcements/announcement-deps';
 import { rejectAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { rejectAnnouncement } from '../shared/announcements/take-workflow-step';
-import { appServices } from '../shared/composition-root';
+import { endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 
 /** POST /api/v1/announcements/{id}/reject { reason } (admin): queued → rejected; the reason is stored, never logged. */
 const route = 'v1/announcements/{id}/reject';
-const services = appServices();
-const deps = announcementDepsOf(services);
 
-export const rejectStep = services.endpoint({ route, body: rejectAnnouncementBody, authenticated: true }, async (scope) => {
+export const rejectStep = endpoint({ route, body: rejectAnnouncementBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
   const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
-  const result = await rejectAnnouncement(auth.user, id.data, scope.body.reason, deps);
+  const result = await rejectAnnouncement(auth.user, id.data, scope.body.reason, appAnnouncementDeps());
   if (!result.ok) return result.problem;
   return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
 });

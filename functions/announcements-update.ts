@@ -1,22 +1,20 @@
 import { app } from '@azure/functions';
-import { announcementDepsOf } from '../shared/announcements/announcement-deps';
+import { appAnnouncementDeps } from '../shared/announcements/announcement-deps';
 import { updateAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { updateAnnouncement } from '../shared/announcements/write-announcement';
-import { appServices } from '../shared/composition-root';
+import { endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 
 /** PATCH /api/v1/announcements/{id} (its author): title, body and/or channels of a draft or rejected announcement. */
 const route = 'v1/announcements/{id}';
-const services = appServices();
-const deps = announcementDepsOf(services);
 
-export const editAnnouncement = services.endpoint({ route, body: updateAnnouncementBody, authenticated: true }, async (scope) => {
+export const editAnnouncement = endpoint({ route, body: updateAnnouncementBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
   const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
-  const result = await updateAnnouncement(auth.user, id.data, scope.body, deps);
+  const result = await updateAnnouncement(auth.user, id.data, scope.body, appAnnouncementDeps());
   if (!result.ok) return result.problem;
   return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
 });

@@ -1,7 +1,8 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appConfig, appSecretHasher, appServices } from '../shared/composition-root';
+import { preloadArgon2 } from '../shared/auth/child/secret-hasher';
 import { WORKER_TERMINATE_GRACE_MS } from '../shared/lifecycle/shutdown-timings';
-import { errorFields } from '../shared/logging/logger';
+import { errorFields, type Logger } from '../shared/logging/logger';
 
 /**
  * Start-up and shutdown lines, and a clean close of what the process holds open, inside the
@@ -19,11 +20,13 @@ import { errorFields } from '../shared/logging/logger';
  *   `AppTerminateContext` has hook data only), and the host kills the worker 5 s after the message,
  *   so the hook schedules the shutdown within those 5 s unless a signal already scheduled it sooner.
  */
-const services = appServices();
-const { shutdown, logger } = services;
+// The settings are read now, while the app loads: a bad setting must stop it before it registers
+// anything (`appConfig`). The services themselves are built by the `appStart` hook below.
+appConfig();
 
 /** Begins the shutdown and says so once, with the time left until provider calls are cut off. */
 function beginShutdown(reason: string, graceMs?: number): void {
+  const { shutdown, logger } = appServices();
   if (shutdown.begin(reason, graceMs)) logger.info({ reason, deadlineMs: shutdown.remainingMs('deadline') }, 'shutdown begun');
 }
 
@@ -36,6 +39,8 @@ function stopApp(): Promise<void> {
 }
 
 async function runStop(): Promise<void> {
+  const services = appServices();
+  const { shutdown, logger } = services;
   logger.info('app stopping');
   // Every HTTP request, queue message, timer and Event Grid run in progress is tracked (the HTTP
   // pipeline and the background handler). The ingress keeps routing here for a few seconds after
@@ -48,7 +53,7 @@ async function runStop(): Promise<void> {
   shutdown.closeDown();
   if (!settled) logger.warn('app stopping with work still running');
   try {
-    await withinMs(services.telemetry.flush(), shutdown.remainingMs('exit'));
+    await withinMs(services.telemetry.flush(), shutdown.remainingMs('exit'), logger);
     await services.database.close();
   } catch (error) {
     logger.error({ errorCode: 'internal_error', ...errorFields(error) }, 'clean shutdown failed');
@@ -58,6 +63,7 @@ async function runStop(): Promise<void> {
 
 /** A signal: stop, then end the process, which no host does for the app on a signal. */
 function onSignal(signal: NodeJS.Signals): void {
+  const { shutdown, logger } = appServices();
   beginShutdown(signal);
   const exitMs = shutdown.remainingMs('exit');
   // Exiting just before the platform's SIGKILL keeps the exit (and its line) ours.
@@ -85,14 +91,24 @@ if (!processState[SIGNALS_INSTALLED]) {
 }
 
 app.hook.appStart(async () => {
-  logger.info(
-    { appEnv: services.config.appEnv, nodeVersion: process.version, database: services.config.database.kind },
-    'app started',
-  );
   // The dummy hash for unknown child usernames is made now: made on the first unknown username,
-  // it would make that answer slower than a wrong PIN's and tell that the name does not exist.
+  // it would make that answer slower than a wrong PIN's and tell that the name does not exist. It
+  // runs on libuv's pool, and the worker answers the host only once this hook is done, so the
+  // services are built on the main thread meanwhile rather than before it, while the app loaded.
+  let warmUp: Promise<void>;
   try {
-    await services.childAuth.hasher.warmUp();
+    await preloadArgon2();
+    warmUp = appSecretHasher().warmUp();
+    // One turn of the event loop: the hash's own steps (the hasher's queue, then argon2) hand it to
+    // the pool before the synchronous build below takes the main thread.
+    await new Promise((resolve) => setImmediate(resolve));
+  } catch (error) {
+    warmUp = Promise.reject(error);
+  }
+  const { config, logger } = appServices();
+  logger.info({ appEnv: config.appEnv, nodeVersion: process.version, database: config.database.kind }, 'app started');
+  try {
+    await warmUp;
   } catch (error) {
     logger.error({ errorCode: 'internal_error', ...errorFields(error) }, 'child secret hasher warm-up failed');
   }
@@ -104,7 +120,7 @@ app.hook.appTerminate(async () => {
 });
 
 /** Waits for `work` at most `ms`: an unreachable telemetry backend must not hold the exit. */
-async function withinMs(work: Promise<void>, ms: number): Promise<void> {
+async function withinMs(work: Promise<void>, ms: number, logger: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<void>((resolve) => {
     timer = setTimeout(() => {

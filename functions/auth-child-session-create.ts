@@ -2,16 +2,15 @@ import { app } from '@azure/functions';
 import { sessionResponseBody } from '../shared/auth/session-response';
 import { childSessionBody as body } from '../shared/auth/sign-in-request-schemas';
 import { signInChild } from '../shared/auth/sign-in-child';
-import { appServices } from '../shared/composition-root';
+import { appConfig, appServices, endpoint } from '../shared/composition-root';
 import { clientAddress } from '../shared/http/client-address';
 import { clientLabelOf } from '../shared/sessions/client-label';
 
 /** POST /api/v1/auth/child-session (public): a child's username and PIN or password for a session. */
 const route = 'v1/auth/child-session';
-const services = appServices();
-const { config } = services;
+const config = appConfig();
 
-export const createChildSession = services.endpoint({ route, body }, async ({ body, request }) => {
+export const createChildSession = endpoint({ route, body }, async ({ body, request }) => {
   const result = await signInChild(
     {
       username: body.username,
@@ -19,7 +18,7 @@ export const createChildSession = services.endpoint({ route, body }, async ({ bo
       clientAddress: clientAddress(request.headers.get('x-forwarded-for'), config.trustProxyHops),
       clientLabel: clientLabelOf(request.headers.get('user-agent')),
     },
-    services.childAuth,
+    appServices().childAuth,
   );
   if (!result.ok) return result.problem;
   return { status: 200, jsonBody: sessionResponseBody(result.user, result.started, result.child.scopes) };

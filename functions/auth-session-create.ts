@@ -2,16 +2,16 @@ import { app } from '@azure/functions';
 import { sessionResponseBody } from '../shared/auth/session-response';
 import { adultSessionBody as body } from '../shared/auth/sign-in-request-schemas';
 import { signInAdult } from '../shared/auth/sign-in-adult';
-import { appServices } from '../shared/composition-root';
+import { appConfig, appServices, endpoint } from '../shared/composition-root';
 import { clientAddress } from '../shared/http/client-address';
 import { clientLabelOf } from '../shared/sessions/client-label';
 
 /** POST /api/v1/auth/session (public): an identity-provider ID token for a platform session. */
 const route = 'v1/auth/session';
-const services = appServices();
-const { config } = services;
+const config = appConfig();
 
-export const createAdultSession = services.endpoint({ route, body }, async ({ body, request }) => {
+export const createAdultSession = endpoint({ route, body }, async ({ body, request }) => {
+  const services = appServices();
   const result = await signInAdult(
     body.idToken,
     {

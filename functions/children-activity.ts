@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
 import { ACTIVITY_PAGE, listChildActivity } from '../shared/children/child-activity';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { encodeCursor, readPage } from '../shared/http/read-page';
 import { resourceIdParam } from '../shared/http/resource-id';
@@ -11,14 +11,13 @@ import { resourceIdParam } from '../shared/http/resource-id';
  * reason; `limit` 1 to 100, default 20).
  */
 const route = 'v1/children/{id}/activity';
-const services = appServices();
 
-export const listChildAccountActivity = services.endpoint({ route, authenticated: true }, async ({ caller, request }) => {
+export const listChildAccountActivity = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
   const id = resourceIdParam.safeParse(request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
   const page = readPage(request, ACTIVITY_PAGE);
   if (!page.ok) return page.problem;
-  const result = await listChildActivity(caller.user, id.data, page.value, services);
+  const result = await listChildActivity(caller.user, id.data, page.value, appServices());
   if (!result.ok) return result.problem;
   const { items, next } = result.value;
   return { status: 200, jsonBody: { items, nextCursor: next ? encodeCursor(next) : null } };

@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
 import { deleteChild } from '../shared/children/update-child';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 
@@ -9,15 +9,14 @@ import { resourceIdParam } from '../shared/http/resource-id';
  * `?erase=true` also withdraws all of the parent's consent.
  */
 const route = 'v1/children/{id}';
-const services = appServices();
 
-export const deleteChildAccount = services.endpoint({ route, authenticated: true }, async (scope) => {
+export const deleteChildAccount = endpoint({ route, authenticated: true }, async (scope) => {
   const auth = scope.caller;
   const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
   const erase = scope.request.query.get('erase');
   if (erase !== null && erase !== 'true' && erase !== 'false') return problem('invalid_request', { detail: 'erase: true or false.' });
-  const result = await deleteChild(auth.user, id.data, services.childAuth, { erase: erase === 'true' });
+  const result = await deleteChild(auth.user, id.data, appServices().childAuth, { erase: erase === 'true' });
   if (!result.ok) return result.problem;
   return { status: 204 };
 });

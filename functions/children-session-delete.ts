@@ -1,20 +1,19 @@
 import { app } from '@azure/functions';
 import { revokeChildSession } from '../shared/children/child-sessions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 import { readPublicSessionId } from '../shared/sessions/session-view';
 
 /** DELETE /api/v1/children/{id}/sessions/{sessionId} (authenticated parent): ends one of the child's live sessions, 204. */
 const route = 'v1/children/{id}/sessions/{sessionId}';
-const services = appServices();
 
-export const deleteChildAccountSession = services.endpoint({ route, authenticated: true }, async ({ caller, request }) => {
+export const deleteChildAccountSession = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
   const id = resourceIdParam.safeParse(request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
   const sessionId = readPublicSessionId(request.params.sessionId);
   if (!sessionId) return problem('invalid_request', { detail: 'sessionId: not a session id.' });
-  const result = await revokeChildSession(caller.user, id.data, sessionId, services.auth);
+  const result = await revokeChildSession(caller.user, id.data, sessionId, appServices().auth);
   if (!result.ok) return result.problem;
   return { status: 204 };
 });

@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
 import { listChildSessions, revokeChildSessions } from '../shared/children/child-sessions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 
@@ -9,20 +9,19 @@ import { resourceIdParam } from '../shared/http/resource-id';
  * DELETE /api/v1/children/{id}/sessions: ends all of them, 204.
  */
 const route = 'v1/children/{id}/sessions';
-const services = appServices();
 
-export const listChildAccountSessions = services.endpoint({ route, authenticated: true }, async ({ caller, request }) => {
+export const listChildAccountSessions = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
   const id = resourceIdParam.safeParse(request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-  const result = await listChildSessions(caller.user, id.data, services.auth);
+  const result = await listChildSessions(caller.user, id.data, appServices().auth);
   if (!result.ok) return result.problem;
   return { status: 200, jsonBody: { items: result.value, nextCursor: null } };
 });
 
-export const deleteChildAccountSessions = services.endpoint({ route, authenticated: true }, async ({ caller, request }) => {
+export const deleteChildAccountSessions = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
   const id = resourceIdParam.safeParse(request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-  const result = await revokeChildSessions(caller.user, id.data, services.auth);
+  const result = await revokeChildSessions(caller.user, id.data, appServices().auth);
   if (!result.ok) return result.problem;
   return { status: 204 };
 });

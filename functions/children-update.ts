@@ -1,15 +1,14 @@
 import { app } from '@azure/functions';
 import { secretOf, updateChildBody } from '../shared/children/child-request-schemas';
 import { updateChild } from '../shared/children/update-child';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 
 /** PATCH /api/v1/children/{id} (authenticated parent): scopes, secret and/or status of a child. */
 const route = 'v1/children/{id}';
-const services = appServices();
 
-export const updateChildAccount = services.endpoint({ route, body: updateChildBody, authenticated: true }, async (scope) => {
+export const updateChildAccount = endpoint({ route, body: updateChildBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
   const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
@@ -22,7 +21,7 @@ export const updateChildAccount = services.endpoint({ route, body: updateChildBo
       ...(secret ? { secret } : {}),
       ...(scope.body.status ? { status: scope.body.status } : {}),
     },
-    services.childAuth,
+    appServices().childAuth,
   );
   if (!result.ok) return result.problem;
   return { status: 200, jsonBody: result.child };

@@ -10,13 +10,11 @@ import { applyCommunicationEvent } from '../shared/notifications/reports/apply-c
  * event per invocation, in either schema. A malformed or foreign event is acknowledged (retrying
  * would not help); a database failure throws, so Event Grid delivers the event again.
  */
-const deps = appFanoutDeps();
-
 export const communicationEvents = backgroundHandler<unknown>(
   'communication-events',
-  deps,
+  appFanoutDeps,
   async (event) => {
-    await applyCommunicationEvent(event, deps);
+    await applyCommunicationEvent(event, appFanoutDeps());
   },
   { service: FANOUT_SERVICE_NAME },
 );

@@ -1,6 +1,6 @@
 import { app, type Timer } from '@azure/functions';
 import { backgroundHandler } from '../shared/background/background-handler';
-import { appServices } from '../shared/composition-root';
+import { appConfig, appServices } from '../shared/composition-root';
 import { costManagementSource } from '../shared/cost/cost-management-source';
 import { recordDailyCost } from '../shared/cost/record-daily-cost';
 
@@ -10,12 +10,11 @@ import { recordDailyCost } from '../shared/cost/record-daily-cost';
  * as the `cost.daily` event, which the cost alerts read. The Cost Management SDK loads on the first
  * run, never when the app starts.
  */
-const services = appServices();
-const { cost } = services.config;
+const { cost } = appConfig();
 const source = cost.scope ? costManagementSource({ scope: cost.scope, clientId: cost.clientId }) : undefined;
 
-export const checkDailyCost = backgroundHandler<Timer>('cost-check-timer', services, async () => {
-  await recordDailyCost({ ...services, source, expectedMonthly: cost.expectedMonthlyUsd });
+export const checkDailyCost = backgroundHandler<Timer>('cost-check-timer', appServices, async () => {
+  await recordDailyCost({ ...appServices(), source, expectedMonthly: cost.expectedMonthlyUsd });
 });
 
-app.timer('cost-check-timer', { schedule: services.config.schedules.costCheck, handler: checkDailyCost });
+app.timer('cost-check-timer', { schedule: appConfig().schedules.costCheck, handler: checkDailyCost });

@@ -1,6 +1,6 @@
 import { app, type Timer } from '@azure/functions';
 import { backgroundHandler } from '../shared/background/background-handler';
-import { appServices } from '../shared/composition-root';
+import { appConfig } from '../shared/composition-root';
 import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout/fanout-services';
 import { settleAcceptedDeliveries } from '../shared/notifications/reports/settle-accepted-deliveries';
 
@@ -8,15 +8,13 @@ import { settleAcceptedDeliveries } from '../shared/notifications/reports/settle
  * On `DELIVERY_SETTLE_SCHEDULE` (every 15 minutes): settles SMS and e-mail deliveries whose report
  * never came (an e-mail's operation is asked once), and forgets old provider event ids.
  */
-const deps = appFanoutDeps();
-
 export const settleDeliveries = backgroundHandler<Timer>(
   'delivery-settle-timer',
-  deps,
+  appFanoutDeps,
   async () => {
-    await settleAcceptedDeliveries(deps);
+    await settleAcceptedDeliveries(appFanoutDeps());
   },
   { service: FANOUT_SERVICE_NAME },
 );
 
-app.timer('delivery-settle-timer', { schedule: appServices().config.schedules.deliverySettle, handler: settleDeliveries });
+app.timer('delivery-settle-timer', { schedule: appConfig().schedules.deliverySettle, handler: settleDeliveries });

@@ -1,6 +1,6 @@
 import { app, type Timer } from '@azure/functions';
 import { backgroundHandler } from '../shared/background/background-handler';
-import { appServices } from '../shared/composition-root';
+import { appConfig, appServices } from '../shared/composition-root';
 import { monitorMetricsSource } from '../shared/ingress/ingress-metrics-source';
 import { recordIngressRequests } from '../shared/ingress/record-ingress-requests';
 
@@ -11,12 +11,11 @@ import { recordIngressRequests } from '../shared/ingress/record-ingress-requests
  * alert weighs against the host's request telemetry. The metrics SDK loads on the first run, never
  * when the app starts.
  */
-const services = appServices();
-const access = services.config.ingressMetrics;
+const access = appConfig().ingressMetrics;
 const source = access ? monitorMetricsSource(access) : undefined;
 
-export const countIngressRequests = backgroundHandler<Timer>('ingress-requests-timer', services, async () => {
-  await recordIngressRequests({ ...services, source });
+export const countIngressRequests = backgroundHandler<Timer>('ingress-requests-timer', appServices, async () => {
+  await recordIngressRequests({ ...appServices(), source });
 });
 
-app.timer('ingress-requests-timer', { schedule: services.config.schedules.ingressMetrics, handler: countIngressRequests });
+app.timer('ingress-requests-timer', { schedule: appConfig().schedules.ingressMetrics, handler: countIngressRequests });

@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { eraseOwnAccount } from '../shared/users/erase-account';
 
 /**
@@ -7,10 +7,9 @@ import { eraseOwnAccount } from '../shared/users/erase-account';
  * `children_not_erased` while a child of theirs is not erased; 403 for a child's token.
  */
 const route = 'v1/me';
-const services = appServices();
 
-export const eraseOwnData = services.endpoint({ route, authenticated: true }, async ({ caller }) => {
-  const result = await eraseOwnAccount(caller.user, services.auth);
+export const eraseOwnData = endpoint({ route, authenticated: true }, async ({ caller }) => {
+  const result = await eraseOwnAccount(caller.user, appServices().auth);
   if (!result.ok) return result.problem;
   return { status: 204 };
 });

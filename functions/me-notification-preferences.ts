@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { preferencesPatchBody } from '../shared/notifications/preferences/notification-preferences';
 import { changePreferences, getPreferences } from '../shared/notifications/preferences/notification-settings';
 
@@ -8,16 +8,15 @@ import { changePreferences, getPreferences } from '../shared/notifications/prefe
  * PATCH with any of the three booleans: the preferences after the change, 200.
  */
 const route = 'v1/me/notification-preferences';
-const services = appServices();
 
-export const readNotificationPreferences = services.endpoint({ route, authenticated: true }, async (scope) => {
+export const readNotificationPreferences = endpoint({ route, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  return { status: 200, jsonBody: await getPreferences(auth.user, services.auth) };
+  return { status: 200, jsonBody: await getPreferences(auth.user, appServices().auth) };
 });
 
-export const patchNotificationPreferences = services.endpoint({ route, body: preferencesPatchBody, authenticated: true }, async (scope) => {
+export const patchNotificationPreferences = endpoint({ route, body: preferencesPatchBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  const preferences = await changePreferences(auth.user, scope.body, services.auth);
+  const preferences = await changePreferences(auth.user, scope.body, appServices().auth);
   if ('kind' in preferences) return preferences;
   return { status: 200, jsonBody: preferences };
 });

@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { registerDevice, unregisterDevice } from '../shared/notifications/preferences/notification-settings';
 import { pushTokenBody } from '../shared/notifications/push/push-tokens';
 
@@ -8,18 +8,17 @@ import { pushTokenBody } from '../shared/notifications/push/push-tokens';
  * DELETE /api/v1/me/push-tokens with the same body: removes it, 204.
  */
 const route = 'v1/me/push-tokens';
-const services = appServices();
 
-export const putPushToken = services.endpoint({ route, body: pushTokenBody, authenticated: true }, async (scope) => {
+export const putPushToken = endpoint({ route, body: pushTokenBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  const refused = await registerDevice(auth.user, scope.body.token, services.auth);
+  const refused = await registerDevice(auth.user, scope.body.token, appServices().auth);
   if (refused) return refused;
   return { status: 204 };
 });
 
-export const deletePushToken = services.endpoint({ route, body: pushTokenBody, authenticated: true }, async (scope) => {
+export const deletePushToken = endpoint({ route, body: pushTokenBody, authenticated: true }, async (scope) => {
   const auth = scope.caller;
-  await unregisterDevice(auth.user, scope.body.token, services.auth);
+  await unregisterDevice(auth.user, scope.body.token, appServices().auth);
   return { status: 204 };
 });
 

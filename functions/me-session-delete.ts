@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { revokeSession } from '../shared/sessions/manage-sessions';
 import { readPublicSessionId } from '../shared/sessions/session-view';
@@ -9,13 +9,12 @@ import { readPublicSessionId } from '../shared/sessions/session-view';
  * the list shows, 204; the presented one may be ended too. Anyone else's id is 404.
  */
 const route = 'v1/me/sessions/{id}';
-const services = appServices();
 
-export const deleteOwnSession = services.endpoint({ route, authenticated: true }, async ({ caller, request }) => {
+export const deleteOwnSession = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
   const id = readPublicSessionId(request.params.id);
   if (!id) return problem('invalid_request', { detail: 'id: not a session id.' });
   const revoker = { actorUserId: caller.user.id, currentRowId: caller.session.id };
-  if (!(await revokeSession(caller.user.id, id, revoker, services.auth))) return problem('not_found', { detail: 'No such session.' });
+  if (!(await revokeSession(caller.user.id, id, revoker, appServices().auth))) return problem('not_found', { detail: 'No such session.' });
   return { status: 204 };
 });
 

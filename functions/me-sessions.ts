@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { listSessions, revokeSessions } from '../shared/sessions/manage-sessions';
 
@@ -9,21 +9,20 @@ import { listSessions, revokeSessions } from '../shared/sessions/manage-sessions
  * them with `?includeCurrent=true`), 204.
  */
 const route = 'v1/me/sessions';
-const services = appServices();
 
-export const listOwnSessions = services.endpoint({ route, authenticated: true }, async ({ caller }) => {
-  const items = await listSessions(caller.user.id, caller.session.id, services.auth);
+export const listOwnSessions = endpoint({ route, authenticated: true }, async ({ caller }) => {
+  const items = await listSessions(caller.user.id, caller.session.id, appServices().auth);
   // One page: a person has few live sessions (see MAX_LISTED_SESSIONS).
   return { status: 200, jsonBody: { items, nextCursor: null } };
 });
 
-export const deleteOwnSessions = services.endpoint({ route, authenticated: true }, async ({ caller, request }) => {
+export const deleteOwnSessions = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
   const includeCurrent = request.query.get('includeCurrent');
   if (includeCurrent !== null && includeCurrent !== 'true' && includeCurrent !== 'false') {
     return problem('invalid_request', { detail: 'includeCurrent: true or false.' });
   }
   const revoker = { actorUserId: caller.user.id, currentRowId: caller.session.id };
-  await revokeSessions(caller.user.id, revoker, includeCurrent === 'true', services.auth);
+  await revokeSessions(caller.user.id, revoker, includeCurrent === 'true', appServices().auth);
   return { status: 204 };
 });
 

@@ -1,12 +1,11 @@
 import { app } from '@azure/functions';
 import { profileOf } from '../shared/auth/profile';
-import { appServices } from '../shared/composition-root';
+import { endpoint } from '../shared/composition-root';
 
 /** GET /api/v1/me (authenticated): the caller's profile and role, from what the session check loaded. */
 const route = 'v1/me';
-const services = appServices();
 
-export const me = services.endpoint({ route, authenticated: true }, async ({ caller }) => ({
+export const me = endpoint({ route, authenticated: true }, async ({ caller }) => ({
   status: 200,
   jsonBody: profileOf(caller),
 }));

@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appConfig, endpoint } from '../shared/composition-root';
 import { answerUnmatched } from '../shared/http/unmatched-request';
 
 /**
@@ -10,10 +10,9 @@ import { answerUnmatched } from '../shared/http/unmatched-request';
  * The logged endpoint is the template, never the submitted path, which could carry anything.
  */
 const route = '{*path}';
-const services = appServices();
 
-export const notFound = services.endpoint({ route }, async ({ request }) =>
-  answerUnmatched(request, services.config.corsAllowedOrigins),
+export const notFound = endpoint({ route }, async ({ request }) =>
+  answerUnmatched(request, appConfig().corsAllowedOrigins),
 );
 
 app.http('not-found', {

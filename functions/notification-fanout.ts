@@ -12,14 +12,11 @@ import { handleFanoutMessage } from '../shared/notifications/fanout/handle-fanou
  * on that last try the batch's unfinished deliveries are marked failed (`npm run redrive-poison`
  * sends them again).
  */
-const deps = appFanoutDeps();
-if (deps.providerKinds) deps.logger.info({ providers: deps.providerKinds }, 'notification providers selected');
-
 export const notificationFanout = backgroundHandler<unknown>(
   'notification-fanout',
-  deps,
+  appFanoutDeps,
   async (message, context) => {
-    await handleFanoutMessage(message, deps, { lastAttempt: isLastAttempt(context) });
+    await handleFanoutMessage(message, appFanoutDeps(), { lastAttempt: isLastAttempt(context) });
   },
   { service: FANOUT_SERVICE_NAME },
 );

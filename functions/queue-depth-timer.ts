@@ -2,7 +2,7 @@ import { app, type Timer } from '@azure/functions';
 import { enqueueOwedFanouts } from '../shared/announcements/enqueue-fanout';
 import { sampleQueueDepth } from '../shared/announcements/queue-depth';
 import { backgroundHandler } from '../shared/background/background-handler';
-import { appServices } from '../shared/composition-root';
+import { appConfig, appServices } from '../shared/composition-root';
 import { enqueueOwedNotices } from '../shared/notifications/notices/account-notices';
 
 /**
@@ -11,12 +11,11 @@ import { enqueueOwedNotices } from '../shared/notifications/notices/account-noti
  * enqueues any fan-out a publish still owes (its enqueue failed and nobody published again) and
  * any account notice whose enqueue failed (a child's lock, when the queue was down).
  */
-const services = appServices();
-
-export const sampleApprovalQueue = backgroundHandler<Timer>('queue-depth-timer', services, async () => {
+export const sampleApprovalQueue = backgroundHandler<Timer>('queue-depth-timer', appServices, async () => {
+  const services = appServices();
   await sampleQueueDepth(services);
   await enqueueOwedFanouts(services);
   await enqueueOwedNotices(services);
 });
 
-app.timer('queue-depth-timer', { schedule: services.config.schedules.queueDepth, handler: sampleApprovalQueue });
+app.timer('queue-depth-timer', { schedule: appConfig().schedules.queueDepth, handler: sampleApprovalQueue });

@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { answerReadiness } from '../shared/health/answer-readiness';
 
 /**
@@ -7,9 +7,10 @@ import { answerReadiness } from '../shared/health/answer-readiness';
  * shutdown's start 503 too, so the platform stops routing here (`/api/health` stays 200).
  */
 const route = 'ready';
-const services = appServices();
-const deps = { probes: services.readinessProbes, stopping: services.shutdown.stopping };
 
-export const ready = services.endpoint({ route }, async ({ log }) => answerReadiness(deps, log));
+export const ready = endpoint({ route }, async ({ log }) => {
+  const { readinessProbes, shutdown } = appServices();
+  return answerReadiness({ probes: readinessProbes, stopping: shutdown.stopping }, log);
+});
 
 app.http('ready', { route, methods: ['GET', 'HEAD'], authLevel: 'anonymous', handler: ready });

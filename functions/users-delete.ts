@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 import { eraseInactiveAdult } from '../shared/users/erase-account';
@@ -9,12 +9,11 @@ import { eraseInactiveAdult } from '../shared/users/erase-account';
  * `invalid_transition` for an active adult (they erase themselves) and `children_not_erased`.
  */
 const route = 'v1/users/{id}';
-const services = appServices();
 
-export const eraseUser = services.endpoint({ route, authenticated: true }, async (scope) => {
+export const eraseUser = endpoint({ route, authenticated: true }, async (scope) => {
   const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
-  const result = await eraseInactiveAdult(scope.caller.user, id.data, services.auth);
+  const result = await eraseInactiveAdult(scope.caller.user, id.data, appServices().auth);
   if (!result.ok) return result.problem;
   return { status: 204 };
 });

@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { encodeCursor, readPage } from '../shared/http/read-page';
 import { requireAdmin } from '../shared/users/administer-users';
@@ -9,9 +9,8 @@ import { toUserView } from '../shared/users/user-view';
 
 /** GET /api/v1/users?status=pending_approval (admin): adults by status, oldest first. */
 const route = 'v1/users';
-const services = appServices();
 
-export const listUsers = services.endpoint({ route, authenticated: true }, async (scope) => {
+export const listUsers = endpoint({ route, authenticated: true }, async (scope) => {
   const auth = scope.caller;
   const refused = requireAdmin(auth.user);
   if (refused) return refused;
@@ -21,7 +20,7 @@ export const listUsers = services.endpoint({ route, authenticated: true }, async
   }
   const page = readPage(scope.request);
   if (!page.ok) return page.problem;
-  const { items, next } = await listAdultsByStatus(await services.database.get(), status as UserStatus, page.value);
+  const { items, next } = await listAdultsByStatus(await appServices().database.get(), status as UserStatus, page.value);
   return { status: 200, jsonBody: { items: items.map(toUserView), nextCursor: next ? encodeCursor(next) : null } };
 });
 

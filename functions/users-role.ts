@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appServices } from '../shared/composition-root';
+import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
 import { changeUserRole } from '../shared/users/administer-users';
@@ -8,13 +8,12 @@ import { toUserView } from '../shared/users/user-view';
 
 /** PATCH /api/v1/users/{id}/role (admin): `member`, `author` or `admin`; revokes the user's sessions. */
 const route = 'v1/users/{id}/role';
-const services = appServices();
 
-export const changeRole = services.endpoint({ route, body, authenticated: true }, async (scope) => {
+export const changeRole = endpoint({ route, body, authenticated: true }, async (scope) => {
   const auth = scope.caller;
   const id = resourceIdParam.safeParse(scope.request.params.id);
   if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
-  const result = await changeUserRole(auth.user, id.data, scope.body.role, services.auth);
+  const result = await changeUserRole(auth.user, id.data, scope.body.role, appServices().auth);
   if (!result.ok) return result.problem;
   return { status: 200, jsonBody: toUserView(result.user) };
 });

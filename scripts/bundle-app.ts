@@ -27,6 +27,7 @@ export const LAZY_PACKAGES = [
   '@azure/storage-queue',
   '@zxcvbn-ts/*',
   'argon2',
+  'jose',
   'mssql',
   'umzug',
   'pino-pretty',
@@ -81,6 +82,11 @@ export async function bundleApp(projectRoot: string): Promise<{ bytes: number }>
     external: [...PROVIDED_BY_THE_WORKER, ...LAZY_PACKAGES],
     // Not `keepNames`: its thousands of `__name` calls cost start-up time, and the app's error
     // classes name themselves (`override readonly name = ...`); the source map maps stack traces.
+    // Whitespace and syntax minified, names kept: a quarter less to read and check against the
+    // compile cache at every start, and a stack trace still names its functions (its line and
+    // column point into the bundle; `functions.js.map` maps them to the TypeScript sources).
+    minifyWhitespace: true,
+    minifySyntax: true,
     sourcemap: 'linked',
     legalComments: 'linked',
     metafile: true,

@@ -1,3 +1,4 @@
+import type { HttpHandler } from '@azure/functions';
 import type { DestinationStream } from 'pino';
 import { createAdultSignInThrottle, type AdultSignInThrottle } from './auth/adult-sign-in-throttle';
 import type { AuthDeps } from './auth/auth-deps';
@@ -58,6 +59,8 @@ export interface AppServices {
 }
 
 export interface BuildOptions {
+  /** Already parsed settings (the process's, `appConfig()`); default: parsed from `env`. */
+  config?: Config;
   /** Tests capture log lines here; the app writes to stdout. */
   logDestination?: DestinationStream;
   telemetry?: Telemetry;
@@ -75,7 +78,7 @@ export interface BuildOptions {
  * start-up, with the names of the settings to fix.
  */
 export function buildAppServices(env: Readonly<Record<string, string | undefined>>, options: BuildOptions = {}): AppServices {
-  const config = loadConfig(env);
+  const config = options.config ?? loadConfig(env);
   const errorLines = errorLineExceptions();
   const logger = createLogger({
     service: config.serviceName,
@@ -175,21 +178,64 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
   };
 }
 
+let processConfig: Config | undefined;
 let services: AppServices | undefined;
+let processHasher: SecretHasher | undefined;
 
 /**
- * The process's services, built on first use from `process.env`. Function files call this at load
- * time, so a configuration error stops the app before it serves anything: it is logged as one
- * `config_invalid` line and the process exits 1, under the Functions worker too, which would
- * otherwise swallow the error and run the app with no functions (`exitOnConfigError`).
+ * The process's settings, parsed from `process.env` on first use. Function files read them while
+ * they load (schedules, and `app-lifecycle.ts` on purpose), so a configuration error stops the app
+ * before it serves anything: it is logged as one `config_invalid` line and the process exits 1,
+ * under the Functions worker too, which would otherwise swallow the error and run the app with no
+ * functions (`exitOnConfigError`).
+ */
+export function appConfig(): Config {
+  if (!processConfig) {
+    try {
+      processConfig = loadConfig(process.env);
+    } catch (error) {
+      exitOnConfigError(error);
+    }
+  }
+  return processConfig;
+}
+
+/**
+ * The process's Argon2id hasher, apart from the other services so that the app's start hook can
+ * begin its warm-up (on libuv's pool) before it builds the rest on the main thread.
+ */
+export function appSecretHasher(): SecretHasher {
+  const config = appConfig();
+  processHasher ??= createSecretHasher({ pepper: config.childSecretPepper, threadPoolSize: config.threadPoolSize, ...config.hashQueue });
+  return processHasher;
+}
+
+/**
+ * The process's services, built on first use from `appConfig()`. Not while the function files
+ * load: the Functions worker answers the host once registration is done and the `appStart` hooks
+ * have run, and `app-lifecycle.ts`'s hook builds them while the hasher's warm-up runs on libuv's
+ * pool, so the logger, telemetry facade and pipelines cost that wait instead of adding to it. A
+ * request or message that comes first builds them itself.
  */
 export function appServices(): AppServices {
   if (!services) {
     try {
-      services = buildAppServices(process.env);
+      services = buildAppServices(process.env, { config: appConfig(), childSecretHasher: appSecretHasher() });
     } catch (error) {
       exitOnConfigError(error);
     }
   }
   return services;
 }
+
+/**
+ * `appServices().endpoint`, for registration: the handler it returns builds the pipeline (and the
+ * services, if nothing did yet) on its first request.
+ */
+export const endpoint: AppServices['endpoint'] = (options, handler) => {
+  let built: HttpHandler | undefined;
+  return (request, context) => {
+    built ??= appServices().endpoint(options, handler);
+    return built(request, context);
+  };
+};

@@ -34,6 +34,8 @@ export interface ColdStartSample {
   cpuMs: number;
   modules: number;
   registrations: number;
+  /** ms since the process began until the app's `appStart` hooks were done: when the worker answers the host. */
+  readyMs: number;
   /** With `waitForTelemetry`: ms from spawn to the `telemetry ready` line, and the backend it named. */
   telemetryReadyMs?: number;
   telemetryBackend?: string;
@@ -47,6 +49,8 @@ export interface ColdStartResult {
   registrations: number;
   /** Each round's time ÷ the baseline's in the same round: min / median / max. */
   ratio: Spread;
+  /** Until the `appStart` hooks were done (`ColdStartSample.readyMs`), and each round's ÷ the baseline's. */
+  ready: { ms: Spread; ratio: Spread };
   /** With `waitForTelemetry`: when the backend was ready (ms from spawn), and which it was. */
   telemetryReady?: { ms: Spread; backend: string };
 }
@@ -67,7 +71,7 @@ async function startOnce(scenario: ColdStartScenario, cacheDir: string | undefin
 
 function parseSample(line: string, label: string): ColdStartSample {
   const sample = JSON.parse(line) as ColdStartSample;
-  if (typeof sample.ms !== 'number' || sample.registrations < 1) throw new Error(`cold start of ${label}: unexpected probe output`);
+  if (typeof sample.ms !== 'number' || typeof sample.readyMs !== 'number' || sample.registrations < 1) throw new Error(`cold start of ${label}: unexpected probe output`);
   return sample;
 }
 
@@ -148,6 +152,10 @@ export async function measureColdStarts(
         modules: Math.max(...own.map((s) => s.modules)),
         registrations: Math.max(...own.map((s) => s.registrations)),
         ratio: spread(own.map((s, round) => s.ms / (baseline[round]?.ms ?? Number.NaN))),
+        ready: {
+          ms: spread(own.map((s) => s.readyMs)),
+          ratio: spread(own.map((s, round) => s.readyMs / (baseline[round]?.readyMs ?? Number.NaN))),
+        },
         ...(scenario.waitForTelemetry
           ? { telemetryReady: { ms: spread(own.map((s) => s.telemetryReadyMs ?? Number.NaN)), backend: own[0]?.telemetryBackend ?? 'unknown' } }
           : {}),

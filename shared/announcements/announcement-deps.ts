@@ -1,4 +1,4 @@
-import type { AppServices } from '../composition-root';
+import { appServices, type AppServices } from '../composition-root';
 import type { AuthDeps } from '../auth/auth-deps';
 import type { Problem } from '../errors/problem';
 import type { FanoutQueue } from '../notifications/fanout/fanout-queue';
@@ -14,4 +14,12 @@ export type AnnouncementResult = { ok: true; announcement: Announcement } | { ok
 /** The announcement ports out of the process's services. */
 export function announcementDepsOf(services: Pick<AppServices, 'auth' | 'fanoutQueue'>): AnnouncementDeps {
   return { ...services.auth, fanoutQueue: services.fanoutQueue };
+}
+
+let processDeps: AnnouncementDeps | undefined;
+
+/** The process's announcement ports (`announcementDepsOf(appServices())`), built on the first request that needs them. */
+export function appAnnouncementDeps(): AnnouncementDeps {
+  processDeps ??= announcementDepsOf(appServices());
+  return processDeps;
 }

@@ -39,29 +39,32 @@ export interface BackgroundDeps {
  * does what it does with failures: a queue message is retried and finally poisoned, a timer runs
  * again on its next occurrence.
  * @param functionName the registered function name, on the error line.
+ * @param deps the ports, or a function giving them: function files pass the process's getter
+ *   (`appServices`), so the services are built at the first run at the latest, not at registration.
  * @param options.service the `service` of every line of the invocation (default: each logger's own).
  */
 export function backgroundHandler<TTrigger>(
   functionName: string,
-  deps: BackgroundDeps,
+  deps: BackgroundDeps | (() => BackgroundDeps),
   work: (trigger: TTrigger, context: InvocationContext) => Promise<void>,
   options: { service?: string } = {},
 ): (trigger: TTrigger, context: InvocationContext) => Promise<void> {
   return (trigger, context) => {
+    const { logger, telemetry, shutdown } = typeof deps === 'function' ? deps() : deps;
     const traceId = resolveTraceId(null, context.traceContext?.traceParent);
     const logContext = { traceId, userId: null, ...(options.service ? { service: options.service } : {}) };
     const run = (): Promise<void> => runWithLogContext(logContext, () => runWithTimeBudget(BACKGROUND_BUDGET_MS, async () => {
       if (isPastDueTimer(trigger)) {
         // The host runs a missed occurrence late (after a restart or a scale-in) with `isPastDue`:
         // the work runs as usual, and the lateness is said, since the run may overlap the next one.
-        deps.logger.warn({ functionName, invocationId: context.invocationId, scheduleLast: scheduleLastOf(trigger) }, 'timer run past due');
+        logger.warn({ functionName, invocationId: context.invocationId, scheduleLast: scheduleLastOf(trigger) }, 'timer run past due');
       }
       try {
         await work(trigger, context);
       } catch (error) {
         const errorCode = errorCodeOf(error);
         const enqueuedAt = parseHostTime(context.triggerMetadata?.insertionTime);
-        deps.logger.error(
+        logger.error(
           {
             functionName,
             invocationId: context.invocationId,
@@ -71,10 +74,10 @@ export function backgroundHandler<TTrigger>(
           },
           'background function failed',
         );
-        deps.telemetry.trackException(error, { errorCode, functionName });
+        telemetry.trackException(error, { errorCode, functionName });
         if (isLastAttempt(context)) {
           // The host moves the message to `<queue>-poison` now; say so in the app's own log too.
-          deps.logger.error(
+          logger.error(
             {
               functionName,
               invocationId: context.invocationId,
@@ -88,7 +91,7 @@ export function backgroundHandler<TTrigger>(
         throw error;
       }
     }));
-    return deps.shutdown ? deps.shutdown.track(run) : run();
+    return shutdown ? shutdown.track(run) : run();
   };
 }
 

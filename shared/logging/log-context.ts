@@ -21,7 +21,8 @@ export interface LogContext {
   service?: string;
 }
 
-const storage = new AsyncLocalStorage<LogContext>();
+// Made by the first request chain: a cold start registers every function before any runs.
+let storage: AsyncLocalStorage<LogContext> | undefined;
 
 /** Lines written outside any request (start-up, shutdown) share one trace id per process. */
 const processContext: LogContext = { traceId: newTraceId(), userId: null };
@@ -33,12 +34,13 @@ export function newTraceId(): string {
 
 /** Runs `work` with `context` as the log context of everything it awaits. */
 export function runWithLogContext<T>(context: LogContext, work: () => T): T {
+  storage ??= new AsyncLocalStorage<LogContext>();
   return storage.run(context, work);
 }
 
 /** The log context of the running request chain, or the process's own outside one. */
 export function currentLogContext(): LogContext {
-  return storage.getStore() ?? processContext;
+  return storage?.getStore() ?? processContext;
 }
 
 /**
@@ -47,6 +49,6 @@ export function currentLogContext(): LogContext {
  * it does nothing, so start-up lines never borrow a user.
  */
 export function identifyUser(userId: string): void {
-  const context = storage.getStore();
+  const context = storage?.getStore();
   if (context) context.userId = userId;
 }

@@ -1,4 +1,4 @@
-import pino, { type DestinationStream, type Logger } from 'pino';
+import type { DestinationStream, LogFn, Logger } from 'pino';
 import type { LogLevel } from '../config';
 import { currentLogContext, type LogContext } from './log-context';
 import { scrubSecrets } from './scrub';
@@ -26,17 +26,36 @@ interface ContextJson extends ContextValues {
 
 const CLEAN_BINDINGS = Symbol('clean bindings');
 
+type Pino = typeof import('pino').pino;
+type PinoSymbols = Pino['symbols'];
+
+let pinoModule: Pino | undefined;
+
+/**
+ * pino, required when the first logger is made rather than when this module loads: most modules
+ * import this one (`errorFields`), and a cold start registers the functions before the app's start
+ * hook makes its logger, so loading pino does not add to the time until registration is done.
+ */
+function loadPino(): Pino {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  pinoModule ??= (require('pino') as { pino: Pino }).pino;
+  return pinoModule;
+}
+
 /** pino's internals this module builds lines with (pino.symbols exists for integrations like this one). */
-interface PinoInternals {
+type PinoInternals = {
   /** Builds a line from the fields object, message, level number and the raw text after the level. */
-  [pino.symbols.asJsonSym]: (this: PinoInternals, obj: object, msg: unknown, num: number, time: string) => string;
+  [K in PinoSymbols['asJsonSym']]: (this: PinoInternals, obj: object, msg: unknown, num: number, time: string) => string;
+} & {
   /** The level's opening of a line, `{"level":"info"`, by level number. */
-  [pino.symbols.lsCacheSym]: Record<number, string>;
+  [K in PinoSymbols['lsCacheSym']]: Record<number, string>;
+} & {
   /** A child logger's bindings as JSON text, `,"key":value…`. */
-  [pino.symbols.chindingsSym]: string;
+  [K in PinoSymbols['chindingsSym']]: string;
+} & {
   /** The bindings text `redactBindings` last made: while it is the one in use, it is clean. */
   [CLEAN_BINDINGS]?: string;
-}
+};
 
 export interface CreateLoggerOptions {
   service: string;
@@ -63,6 +82,7 @@ const ERROR_LEVEL = 50;
  * built or scrubbed once per value, so each line scrubs only the text its own fields added.
  */
 export function createLogger(options: CreateLoggerOptions): Logger {
+  const pino = loadPino();
   const destination = options.destination ?? (options.pretty ? prettyStream() : pino.destination({ dest: 1, sync: true }));
   const logger = pino(
     {
@@ -94,13 +114,14 @@ export function createLogger(options: CreateLoggerOptions): Logger {
  * the comma between two fields.
  */
 function writeLineWithContext(logger: PinoInternals, service: string): void {
-  const buildLine = logger[pino.symbols.asJsonSym];
-  logger[pino.symbols.asJsonSym] = function asJson(obj, msg, num) {
+  const { symbols } = loadPino();
+  const buildLine = logger[symbols.asJsonSym];
+  logger[symbols.asJsonSym] = function asJson(obj, msg, num) {
     // A new child's bindings (or ones `setBindings` changed) are redacted by the first line that carries them.
-    if (this[pino.symbols.chindingsSym] !== this[CLEAN_BINDINGS]) redactBindings(this);
+    if (this[symbols.chindingsSym] !== this[CLEAN_BINDINGS]) redactBindings(this, symbols);
     const opening = timestampJson() + contextJson(currentLogContext(), service, obj as Partial<Record<string, unknown>>);
     const line = buildLine.call(this, obj, msg, num, opening);
-    const clean = (this[pino.symbols.lsCacheSym][num]?.length ?? 0) + opening.length + this[pino.symbols.chindingsSym].length;
+    const clean = (this[symbols.lsCacheSym][num]?.length ?? 0) + opening.length + this[symbols.chindingsSym].length;
     const rest = line.slice(clean);
     const scrubbed = scrubSecrets(rest);
     return scrubbed === rest ? line : line.slice(0, clean) + scrubbed;
@@ -178,21 +199,21 @@ function serializeContext(values: ContextValues, fields: Partial<Record<string, 
  * Replaces a logger's bindings (its parents' included) by the same with secret fields redacted and
  * secrets scrubbed: done once per set of bindings, so lines need not scrub them again.
  */
-function redactBindings(logger: PinoInternals): void {
-  const bindings = logger[pino.symbols.chindingsSym];
+function redactBindings(logger: PinoInternals, symbols: PinoSymbols): void {
+  const bindings = logger[symbols.chindingsSym];
   let clean = bindings;
   if (bindings.length > 0) {
     const parsed = JSON.parse(`{${bindings.slice(1)}}`) as Record<string, unknown>;
     const redacted = redactSecretFields(parsed);
     clean = scrubSecrets(redacted === parsed ? bindings : `,${JSON.stringify(redacted).slice(1, -1)}`);
   }
-  logger[pino.symbols.chindingsSym] = clean;
+  logger[symbols.chindingsSym] = clean;
   logger[CLEAN_BINDINGS] = clean;
 }
 
 /** pino's `logMethod` hook: tells `listener` of each error-level line, then writes it as usual. */
 function errorLineHook(listener: NonNullable<CreateLoggerOptions['onErrorLine']>) {
-  return function logMethod(this: Logger, args: Parameters<pino.LogFn>, method: pino.LogFn, level: number): void {
+  return function logMethod(this: Logger, args: Parameters<LogFn>, method: LogFn, level: number): void {
     if (level >= ERROR_LEVEL) {
       const [first, second] = args as unknown[];
       const fields = typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : {};

@@ -57,6 +57,33 @@ describe('the cold-start path', () => {
     expect(loaded.builtins).not.toContain('sqlite');
   });
 
+  it('builds the services and writes its first lines in the appStart hook, not while the functions register', () => {
+    const script = `
+      const { installFunctionsCore } = require(${JSON.stringify(path.join(ROOT, 'dist/devhost/functions-core-shim.js'))});
+      const core = installFunctionsCore(() => undefined);
+      require(require('node:path').join(${JSON.stringify(ROOT)}, require(${JSON.stringify(path.join(ROOT, 'package.json'))}).main));
+      core.closeRegistration();
+      const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13));
+      process.stdout.write('REGISTERED ' + JSON.stringify(builtins) + '\\n');
+      (async () => {
+        for (const hook of core.hooks('appStart')) await hook({ hookData: {}, appHookData: {}, functionAppDirectory: ${JSON.stringify(ROOT)} });
+        process.stdout.write('STARTED\\n');
+        process.exit(0);
+      })();`;
+    const stdout = execFileSync(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...PRODUCTION }, encoding: 'utf8' });
+    const [beforeRegistration, afterRegistration = ''] = stdout.split(/^REGISTERED /m);
+    // Nothing written, and pino (the only user of worker_threads at start) not yet loaded.
+    expect(beforeRegistration).toBe('');
+    const builtins = JSON.parse(afterRegistration.slice(0, afterRegistration.indexOf('\n'))) as string[];
+    expect(builtins).not.toContain('worker_threads');
+    const messages = afterRegistration
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { message: string }).message);
+    expect(messages).toEqual(['telemetry ready', 'app started']);
+    expect(afterRegistration.trimEnd().endsWith('STARTED')).toBe(true);
+  });
+
   it('keeps the telemetry backends off the registration path when one is configured', () => {
     const backends: Record<string, string>[] = [
       { APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=https://127.0.0.1:9/' },

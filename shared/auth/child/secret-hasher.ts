@@ -63,6 +63,15 @@ function loadArgon2(): Promise<Argon2Module> {
   return argon2Module;
 }
 
+/**
+ * Loads the argon2 package now (it is otherwise loaded by the first hash). The app's start hook
+ * waits for it before the dummy hash, so that the hash is on libuv's pool while the main thread
+ * builds the services.
+ */
+export async function preloadArgon2(): Promise<void> {
+  await loadArgon2();
+}
+
 /** The real argon2 binding. */
 export const nativeArgon2: Argon2Engine = {
   hash: async (secret, options) => (await loadArgon2()).hash(secret, options),

@@ -56,8 +56,16 @@ export function buildFanoutDeps(
 
 let processFanoutDeps: ReturnType<typeof buildFanoutDeps> | undefined;
 
-/** The process's fan-out ports, built once: the fan-out queue function and the push-receipt timer share them. */
+/**
+ * The process's fan-out ports, built on the first fan-out message, report or timer run (not at
+ * start: most of a process's life needs none of them), then shared by those functions. Says which
+ * providers it chose, once.
+ */
 export function appFanoutDeps(): ReturnType<typeof buildFanoutDeps> {
-  processFanoutDeps ??= buildFanoutDeps(appServices());
+  if (!processFanoutDeps) {
+    processFanoutDeps = buildFanoutDeps(appServices());
+    const { providerKinds, logger } = processFanoutDeps;
+    if (providerKinds) logger.info({ providers: providerKinds }, 'notification providers selected');
+  }
   return processFanoutDeps;
 }
