@@ -117,6 +117,12 @@ describe('loadConfig', () => {
 
   it('rejects ill-typed values with the setting name', () => {
     expect(problemsOf({ PORT: 'seventy' })[0]).toMatch(/^PORT:/);
+    // One message names the whole range, whichever bound (or wholeness) was missed.
+    expect(problemsOf({ PORT: '70000' })).toEqual(['PORT: must be a port number from 0 to 65535']);
+    expect(problemsOf({ HASH_QUEUE_MAX: '0' })).toEqual(['HASH_QUEUE_MAX: must be a whole number from 1 to 100000']);
+    expect(problemsOf({ TRUST_PROXY_HOPS: '-1' })).toEqual(['TRUST_PROXY_HOPS: must be a whole number, at least 0']);
+    expect(problemsOf({ FANOUT_BATCH_SIZE: '2.5' })).toEqual(['FANOUT_BATCH_SIZE: must be a whole number from 1 to 5000']);
+    expect(loadConfig({ FANOUT_BATCH_SIZE: ' 5000 ' }).notifications.batchSize).toBe(5000);
     expect(problemsOf({ APP_ENV: 'staging' })[0]).toMatch(/^APP_ENV:/);
     expect(problemsOf({ NEW_USER_STATUS: 'admin' })[0]).toMatch(/^NEW_USER_STATUS:/);
     expect(problemsOf({ IDP_JWKS_URI: 'not a url' })[0]).toMatch(/^IDP_JWKS_URI:/);

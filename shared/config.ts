@@ -62,9 +62,17 @@ const commaList = z.pipe(
   ),
 );
 
-/** A whole number at least `min` (and at most `max`), from its decimal text; `fallback` when absent. */
-const wholeNumber = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER, message = 'must be a whole number') =>
-  z._default(z.coerce.number({ message }).check(z.refine(Number.isInteger, { message }), z.minimum(min), z.maximum(max)), fallback);
+/**
+ * A whole number from `min` to `max`, from its decimal text; `fallback` when absent. One check for
+ * the three conditions: the schema is built at every cold start, and each check is a schema of its own.
+ */
+const wholeNumber = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER, kind = 'a whole number') => {
+  const message = max === Number.MAX_SAFE_INTEGER ? `must be ${kind}, at least ${min}` : `must be ${kind} from ${min} to ${max}`;
+  return z._default(
+    z.coerce.number({ message }).check(z.refine((value) => Number.isInteger(value) && value >= min && value <= max, { message })),
+    fallback,
+  );
+};
 
 /** A number at least 0, from its decimal text; `fallback` when absent. */
 const amount = (fallback: number) => z._default(z.coerce.number({ message: 'must be a number' }).check(z.minimum(0)), fallback);
@@ -117,7 +125,7 @@ const envSchema = z.object({
   ADULT_SIGN_IN_ADDRESS_MAX_FAILURES: wholeNumber(30, 1, 100_000),
   ADULT_SIGN_IN_ADDRESS_WINDOW_MINUTES: wholeNumber(10, 1, 24 * 60),
   ADULT_SIGN_IN_GLOBAL_MAX_FAILURES_PER_MINUTE: wholeNumber(60, 1, 1_000_000),
-  PORT: wholeNumber(7071, 0, 65535, 'must be a port number'),
+  PORT: wholeNumber(7071, 0, 65535, 'a port number'),
   QUEUE_DEPTH_SCHEDULE: z._default(z.string(), '0 */5 * * * *'),
   SESSION_SWEEP_SCHEDULE: z._default(z.string(), '0 17 * * * *'),
   PUSH_RECEIPTS_SCHEDULE: z._default(z.string(), '0 */15 * * * *'),

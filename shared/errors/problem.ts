@@ -35,6 +35,11 @@ export interface ProblemOptions {
   errors?: readonly FieldError[];
   headers?: Record<string, string>;
   cause?: unknown;
+  /**
+   * An answer that is expected, not a failure to trace (the shutdown's 503s): no stack is recorded.
+   * Such answers are made once, while the app loads, and a stack there would only cost the start.
+   */
+  expected?: true;
 }
 
 /** Retry hints for the codes the contract says carry `Retry-After`, unless the caller sets its own. */
@@ -55,7 +60,7 @@ export function problem(code: ErrorCode, options: ProblemOptions = {}): Problem 
     headers,
     ...(options.cause === undefined ? {} : { cause: options.cause }),
     // A 5xx is logged with a stack; when nothing below supplied one, record where the failure was decided.
-    ...(isServerError(code) && !(options.cause instanceof Error)
+    ...(isServerError(code) && !(options.cause instanceof Error) && !options.expected
       ? { stack: new Error(`${code}: ${ERROR_CATALOGUE[code].title}`).stack }
       : {}),
   };

@@ -167,12 +167,16 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
  * The answer to a request refused, unrun, because the process stops (and to `/api/ready` once the
  * shutdown began): safe to retry.
  */
-export const SHUTTING_DOWN = problem('service_unavailable', { detail: 'This instance is shutting down; try again after the Retry-After seconds.' });
+export const SHUTTING_DOWN = problem('service_unavailable', {
+  detail: 'This instance is shutting down; try again after the Retry-After seconds.',
+  expected: true,
+});
 
 /** The answer to a request still running at the deadline: its handler may yet commit, so a blind retry may repeat it. */
 const CUT_OFF = problem('service_unavailable', {
   detail:
     'This instance is shutting down and stopped waiting for the request: its outcome is unknown (it may still complete); check its effect before retrying.',
+  expected: true,
 });
 
 /** Answers the shutdown gives: expected on every scale-in and deploy. */

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LAZY_PACKAGES } from '../../scripts/bundle-app';
@@ -21,7 +23,7 @@ const PRODUCTION = {
 };
 
 /** Loads package.json `main` as the Functions worker does (built by `npm test`'s build) and lists what got loaded. */
-function loadLikeTheWorker(env: Record<string, string>): { files: string[]; builtins: string[]; registrations: number } {
+function loadLikeTheWorker(env: Record<string, string | undefined>): { files: string[]; builtins: string[]; registrations: number } {
   const script = `
     const { installFunctionsCore } = require(${JSON.stringify(path.join(ROOT, 'dist/devhost/functions-core-shim.js'))});
     const core = installFunctionsCore(() => undefined);
@@ -47,10 +49,10 @@ describe('the cold-start path', () => {
   it('registers every function from one bundle, without the packages kept for first use', () => {
     const loaded = loadLikeTheWorker(PRODUCTION);
     expect(loaded.registrations).toBeGreaterThan(20);
+    // The bundle runs as a vm.Script from main.js (its own code cache), so it is not a module of its own.
     expect(loaded.files.filter((file) => file.startsWith(path.join(ROOT, 'dist')))).toEqual([
       path.join(ROOT, 'dist/devhost/functions-core-shim.js'),
       path.join(ROOT, 'dist/app/main.js'),
-      path.join(ROOT, 'dist/app/functions.js'),
     ]);
     expect(lazyPackagesIn(loaded.files)).toEqual([]);
     // SQL Server in production: the SQLite driver (an experimental-feature warning on Node 22) stays unloaded.
@@ -82,6 +84,30 @@ describe('the cold-start path', () => {
       .map((line) => (JSON.parse(line) as { message: string }).message);
     expect(messages).toEqual(['telemetry ready', 'app started']);
     expect(afterRegistration.trimEnd().endsWith('STARTED')).toBe(true);
+  });
+
+  it("leaves a code cache of the bundle after it ran, keeps a cache V8 accepts, and replaces one it refuses", () => {
+    const cacheDir = mkdtempSync(path.join(tmpdir(), 'bundle-cache-'));
+    try {
+      const cacheFiles = (): string[] =>
+        readdirSync(cacheDir, { recursive: true, encoding: 'utf8' }).filter((name) => /app-bundle-.*\.v8$/.test(name)).map((name) => path.join(cacheDir, name));
+      const start = (): void => void loadLikeTheWorker({ ...PRODUCTION, NODE_COMPILE_CACHE: cacheDir });
+      start();
+      const [cache, ...more] = cacheFiles();
+      expect(more).toEqual([]);
+      if (!cache) throw new Error('no code cache written');
+      // Made after the bundle ran: it holds the functions the start called, not only the top level.
+      expect(statSync(cache).size).toBeGreaterThan(statSync(path.join(ROOT, 'dist/app/functions.js')).size / 2);
+      const written = statSync(cache).mtimeMs;
+      start();
+      expect(statSync(cache).mtimeMs).toBe(written);
+      writeFileSync(cache, 'not a code cache');
+      start();
+      expect(readFileSync(cache).toString('utf8', 0, 16)).not.toBe('not a code cache');
+      expect(cacheFiles()).toEqual([cache]);
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
   });
 
   it('keeps the telemetry backends off the registration path when one is configured', () => {
