@@ -86,6 +86,23 @@ describe('the cold-start path', () => {
     expect(afterRegistration.trimEnd().endsWith('STARTED')).toBe(true);
   });
 
+  it("loads under the worker's own way of providing @azure/functions-core (a Proxy on Module.prototype.require)", () => {
+    // azure-functions-nodejs-worker's setupCoreModule: the bundle runs as a vm.Script with a require
+    // made by Module.createRequire, which must still reach the worker's patched require.
+    const script = `
+      const Module = require('node:module');
+      const core = require(${JSON.stringify(path.join(ROOT, 'dist/devhost/functions-core-shim.js'))}).createFunctionsCore(() => undefined);
+      Module.prototype.require = new Proxy(Module.prototype.require, {
+        apply: (target, self, args) => (args[0] === '@azure/functions-core' ? core.api : Reflect.apply(target, self, args)),
+      });
+      require(require('node:path').join(${JSON.stringify(ROOT)}, require(${JSON.stringify(path.join(ROOT, 'package.json'))}).main));
+      core.closeRegistration();
+      process.stdout.write('\\n' + core.registrations().length);
+      process.exit(0);`;
+    const stdout = execFileSync(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...PRODUCTION }, encoding: 'utf8' });
+    expect(Number(stdout.slice(stdout.lastIndexOf('\n') + 1))).toBeGreaterThan(20);
+  });
+
   it("leaves a code cache of the bundle after it ran, keeps a cache V8 accepts, and replaces one it refuses", () => {
     const cacheDir = mkdtempSync(path.join(tmpdir(), 'bundle-cache-'));
     try {
