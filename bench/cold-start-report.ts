@@ -147,17 +147,12 @@ export function coldStartGoals(m: ColdStartMeasurement): GoalRow[] {
 }
 
 /**
- * The cold-start section: every scenario as whole fresh processes, interleaved rounds, time and
- * the per-round ratio to the bare app as min / median / max, the goal judged on the median ratio;
- * for each goal missed, the figures that say where the time went.
- */
-/**
  * Until the worker would answer the host: registration, then the app's `appStart` hooks (the worker's
  * `startApp` awaits them before it replies). Informational: the issue's figure is the registration's.
  */
 function renderReady(m: ColdStartMeasurement): string[] {
   return [
-    "After registration the Functions worker runs the app's `appStart` hooks and only then answers the host (its `startApp`), so the time until they are done is also a start's: the app's hook makes the Argon2id dummy hash for unknown child usernames on libuv's pool and builds the services (logger, telemetry facade, HTTP pipeline) on the main thread meanwhile; the bare app has none. Informational (the issue's figure is the one above), same runs:",
+    "After registration the Functions worker runs the app's `appStart` hooks and only then answers the host (its `startApp`), so the time until they are done is also a start's: the app's hook makes the Argon2id dummy hash for unknown child usernames on libuv's pool and builds the services (logger, telemetry facade, HTTP pipeline) on the main thread meanwhile; the bare app has none. Part of what the app's figure above gained came from building the services in this hook rather than while the functions register; the host still waits for it, and this table shows that wait. Informational (the issue's figure is the one above), same runs:",
     '',
     table(
       ['Scenario', 'ms until the `appStart` hooks are done (min / median / max)', '÷ bare app (min / median / max)'],
@@ -172,6 +167,11 @@ function renderReady(m: ColdStartMeasurement): string[] {
   ];
 }
 
+/**
+ * The cold-start section: every scenario as whole fresh processes, interleaved rounds, time and
+ * the per-round ratio to the bare app as min / median / max, the goal judged on the median ratio;
+ * for each goal missed, the figures that say where the time went.
+ */
 export function renderColdStartSection(m: ColdStartMeasurement): string[] {
   const [baseline] = m.cases;
   if (!baseline) return [];

@@ -20,8 +20,9 @@ import { errorFields, type Logger } from '../shared/logging/logger';
  *   `AppTerminateContext` has hook data only), and the host kills the worker 5 s after the message,
  *   so the hook schedules the shutdown within those 5 s unless a signal already scheduled it sooner.
  */
-// The settings are read now, while the app loads: a bad setting must stop it before it registers
-// anything (`appConfig`). The services themselves are built by the `appStart` hook below.
+// The settings are read while the app loads (here, and by the first `endpoint()` or schedule of
+// the files before this one): a bad setting stops it before the worker answers the host
+// (`appConfig`). The services themselves are built by the `appStart` hook below.
 appConfig();
 
 /** Begins the shutdown and says so once, with the time left until provider calls are cut off. */
@@ -95,24 +96,32 @@ app.hook.appStart(async () => {
   // it would make that answer slower than a wrong PIN's and tell that the name does not exist. It
   // runs on libuv's pool, and the worker answers the host only once this hook is done, so the
   // services are built on the main thread meanwhile rather than before it, while the app loaded.
-  let warmUp: Promise<void>;
-  try {
-    await preloadArgon2();
-    warmUp = appSecretHasher().warmUp();
-    // One turn of the event loop: the hash's own steps (the hasher's queue, then argon2) hand it to
-    // the pool before the synchronous build below takes the main thread.
-    await new Promise((resolve) => setImmediate(resolve));
-  } catch (error) {
-    warmUp = Promise.reject(error);
-  }
+  const { warmedUp } = await beginWarmUp();
   const { config, logger } = appServices();
   logger.info({ appEnv: config.appEnv, nodeVersion: process.version, database: config.database.kind }, 'app started');
-  try {
-    await warmUp;
-  } catch (error) {
-    logger.error({ errorCode: 'internal_error', ...errorFields(error) }, 'child secret hasher warm-up failed');
-  }
+  const failure = await warmedUp;
+  if (failure !== undefined) logger.error({ errorCode: 'internal_error', ...errorFields(failure) }, 'child secret hasher warm-up failed');
 });
+
+/**
+ * Loads argon2, then begins the dummy hash and lets it reach libuv's pool (one turn of the event
+ * loop: the hasher's queue and argon2's own steps hand it over) before the caller takes the main
+ * thread. `warmedUp` settles when the hash is done, with its error or undefined: it never rejects,
+ * so no failure goes unhandled while the caller builds the services.
+ */
+async function beginWarmUp(): Promise<{ warmedUp: Promise<unknown> }> {
+  const failed = (error: unknown): unknown => error ?? new Error('the dummy hash failed');
+  try {
+    await preloadArgon2();
+  } catch (error) {
+    return { warmedUp: Promise.resolve(failed(error)) };
+  }
+  const warmedUp = appSecretHasher()
+    .warmUp()
+    .then(() => undefined, failed);
+  await new Promise((resolve) => setImmediate(resolve));
+  return { warmedUp };
+}
 
 app.hook.appTerminate(async () => {
   beginShutdown('app_terminate', WORKER_TERMINATE_GRACE_MS);

@@ -230,9 +230,11 @@ export function appServices(): AppServices {
 
 /**
  * `appServices().endpoint`, for registration: the handler it returns builds the pipeline (and the
- * services, if nothing did yet) on its first request.
+ * services, if nothing did yet) on its first request. The settings are read now: the first HTTP
+ * function file to register checks them before its registration.
  */
 export const endpoint: AppServices['endpoint'] = (options, handler) => {
+  appConfig();
   let built: HttpHandler | undefined;
   return (request, context) => {
     built ??= appServices().endpoint(options, handler);

@@ -117,6 +117,13 @@ describe('loadConfig', () => {
 
   it('rejects ill-typed values with the setting name', () => {
     expect(problemsOf({ PORT: 'seventy' })[0]).toMatch(/^PORT:/);
+    // The telemetry backend's setting is checked at load too (never echoing the value).
+    const badConnection = 'InstrumentationKey=not-a-guid;IngestionEndpoint=https://canary.example/';
+    expect(problemsOf({ APPLICATIONINSIGHTS_CONNECTION_STRING: badConnection })).toEqual([
+      'APPLICATIONINSIGHTS_CONNECTION_STRING: has no valid InstrumentationKey (a GUID)',
+    ]);
+    expect(problemsOf({ APPLICATIONINSIGHTS_CONNECTION_STRING: badConnection, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual([]);
+    expect(problemsOf({ APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=00000000-0000-0000-0000-000000000000' })).toEqual([]);
     // One message names the whole range, whichever bound (or wholeness) was missed.
     expect(problemsOf({ PORT: '70000' })).toEqual(['PORT: must be a port number from 0 to 65535']);
     expect(problemsOf({ HASH_QUEUE_MAX: '0' })).toEqual(['HASH_QUEUE_MAX: must be a whole number from 1 to 100000']);

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './lifecycle/shutdown-timings';
 import { parseBootstrapAdmins, type BootstrapAdmin } from './auth/bootstrap-admins';
 import { isUnsafeAlgorithm, parseIdentityProviders, type IdentityProviderSettings } from './auth/id-token/provider-settings';
+import { hasInstrumentationKey } from './telemetry/app-insights-connection';
 
 /**
  * The one place that reads the environment. Every other module receives the parsed `Config`
@@ -364,6 +365,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   );
   if (providers && (e.IDP_ISSUER || e.IDP_AUDIENCE || e.IDP_JWKS_URI)) {
     problems.push('IDP_PROVIDERS: set either IDP_PROVIDERS or IDP_ISSUER, IDP_AUDIENCE and IDP_JWKS_URI (one provider), not both');
+  }
+  // Checked here, while the app loads, rather than when the telemetry facade is made (the app's
+  // start hook): a bad setting must stop the app before it registers anything.
+  if (e.APPLICATIONINSIGHTS_CONNECTION_STRING && !e.OTEL_EXPORTER_OTLP_ENDPOINT && !hasInstrumentationKey(e.APPLICATIONINSIGHTS_CONNECTION_STRING)) {
+    problems.push('APPLICATIONINSIGHTS_CONNECTION_STRING: has no valid InstrumentationKey (a GUID)');
   }
   const corsProblem = e.CORS_ALLOWED_ORIGINS.find((origin) => !isOrigin(origin, production));
   if (corsProblem !== undefined) {

@@ -11,7 +11,12 @@ const INSTRUMENTATION_KEY = /(?:^|;)\s*InstrumentationKey\s*=\s*[0-9a-f]{8}-[0-9
  * @throws Error for a connection string without a valid instrumentation key (bad configuration).
  */
 export function assertAppInsightsConnectionString(connectionString: string): void {
-  if (!INSTRUMENTATION_KEY.test(connectionString)) {
+  if (!hasInstrumentationKey(connectionString)) {
     throw new Error('APPLICATIONINSIGHTS_CONNECTION_STRING has no valid InstrumentationKey');
   }
+}
+
+/** True when the connection string holds a valid instrumentation key (the settings check it at load). */
+export function hasInstrumentationKey(connectionString: string): boolean {
+  return INSTRUMENTATION_KEY.test(connectionString);
 }

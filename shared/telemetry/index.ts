@@ -80,7 +80,7 @@ export function createTelemetry(options: CreateTelemetryOptions): Telemetry {
   });
 }
 
-/** The remote backend to load, checked now so that bad configuration stops the start-up. */
+/** The remote backend to load; its setting is checked again here for callers that pass their own (the app's settings refuse a bad one while it loads). */
 function remoteBackendSettings(options: CreateTelemetryOptions): RemoteBackendSettings | undefined {
   const { logger, serviceName } = options;
   switch (telemetryBackendFor(options)) {
