@@ -2,7 +2,8 @@ import './require-node';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { LOCAL_SETTINGS_FILE } from './local-settings';
+import { ensureFunctionsHostStorage } from './functions-host-storage';
+import { LOCAL_SETTINGS_FILE, readLocalSettings } from './local-settings';
 
 /**
  * `npm start`: the Azure Functions host when Core Tools work on this machine, else the project's
@@ -38,15 +39,36 @@ function findFunc(): string | undefined {
   return undefined;
 }
 
+/**
+ * `func start` as the README promises it: on the port `PORT` names (the environment first, then
+ * local.settings.json; `func` itself reads only its `Host.LocalHttpPort` or `--port`), with Azurite started
+ * for it when the storage setting is the development storage.
+ */
+async function runFunctionsHost(func: string): Promise<void> {
+  const settings = readLocalSettings(appRoot);
+  const setting = (name: string): string | undefined => process.env[name] ?? settings[name];
+  let storage;
+  try {
+    storage = await ensureFunctionsHostStorage(appRoot, setting('AzureWebJobsStorage'), note);
+  } catch (error) {
+    note(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  const port = setting('PORT');
+  note(`running the Azure Functions host (func start${port ? ` --port ${port}` : ''})`);
+  const child = spawn(func, ['start', ...(port ? ['--port', port] : [])], { stdio: 'inherit', shell: isWindows });
+  // Ctrl-C already reaches func and Azurite through the terminal's process group; only a targeted SIGTERM needs passing on.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  child.on('exit', (code, signal) => {
+    void (storage?.stop() ?? Promise.resolve()).then(() => process.exit(code ?? (signal ? 1 : 0)));
+  });
+}
+
 ensureLocalSettings();
 const func = findFunc();
 if (func) {
-  note('running the Azure Functions host (func start)');
-  const child = spawn(func, ['start'], { stdio: 'inherit', shell: isWindows });
-  // Ctrl-C already reaches func through the terminal's process group; only a targeted SIGTERM needs passing on.
-  process.on('SIGINT', () => undefined);
-  process.on('SIGTERM', () => child.kill('SIGTERM'));
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  void runFunctionsHost(func);
 } else {
   note("Azure Functions Core Tools (func) not available; running the project's local host (see devhost/README.md)");
   require('./main');

@@ -4,21 +4,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../helpers/api-client';
 import { CanaryTracker } from '../helpers/canaries';
 import { PROJECT_ROOT, startLocalHost, type LocalHost } from '../helpers/local-host';
 import { auditRows, readRows } from '../helpers/sqlite-reader';
 
 /**
- * The README's walk-through, step by step, with the built-in development identity provider:
- * dev token → session → me → child account (and the consent recorded with it) → child sign-in → sign-out.
+ * The README's quick-start probes and walk-through, run by bash as written in README.md, with the built-in
+ * development identity provider: dev token → session → me → child account (and the consent recorded with it)
+ * → child sign-in → sign-out. `.ci/run` runs the same blocks against `npm start` on a fresh clone first
+ * (scripts/quick-start-check.js); this test adds what only the app's own files show (audit rows, canaries).
  */
 const run = promisify(execFile);
 
 let workDir: string;
 let databaseFile: string;
 let host: LocalHost;
-let api: ApiClient;
 const canaries = new CanaryTracker();
 
 beforeAll(async () => {
@@ -26,7 +26,6 @@ beforeAll(async () => {
   databaseFile = path.join(workDir, 'platform.sqlite');
   // No IDP_JWKS_URI outside production: the app trusts the development provider's key pair under .data/dev-idp.
   host = await startLocalHost({ APP_ENV: 'test', SQLITE_PATH: databaseFile });
-  api = new ApiClient(host.baseUrl, canaries);
 });
 
 afterAll(async () => {
@@ -35,41 +34,39 @@ afterAll(async () => {
 });
 
 describe('the README walk-through', () => {
-  it('goes from a dev token to a child session and back out', async () => {
-    const email = 'walk.parent@example.com';
-    canaries.add(email);
-    // npm run -s dev:token -- --sub parent-walk --email walk.parent@example.com
-    const { stdout } = await run(process.execPath, ['dist/scripts/dev-token.js', '--sub', 'parent-walk', '--email', email], {
+  it("runs the README's own probes and walk-through, as written, from a dev token to a child session and back out", async () => {
+    // The blocks are read from README.md (scripts/readme-blocks.js), the same text the quick-start check runs in CI.
+    canaries.add('parent@example.com');
+    canaries.add('408215');
+    const { readmeBlock } = require(path.join(PROJECT_ROOT, 'scripts', 'readme-blocks.js')) as { readmeBlock(name: string): string };
+    const script = `set -euo pipefail\n${readmeBlock('probes')}\n${readmeBlock('walk-through')}`;
+    const port = new URL(host.baseUrl).port;
+    const walk = await run('bash', ['-c', script], {
       cwd: PROJECT_ROOT,
-      env: { PATH: process.env.PATH ?? '', APP_ENV: 'test' },
+      // The README's API follows PORT; the dev token is signed as the host in this test expects it.
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: port, APP_ENV: 'test', DEVHOST_SKIP_LOCAL_SETTINGS: 'true' },
     });
-    const idToken = stdout.trim();
-    expect(idToken.split('.')).toHaveLength(3);
-
-    const adult = await api.signInAdult(idToken);
-    expect(adult.response.status).toBe(200);
-    const me = await api.request('GET', '/api/v1/me', { token: adult.token });
-    expect(me.body).toMatchObject({ accountType: 'adult', role: 'member', email });
-
-    const child = await api.createChild(adult.token, { username: 'river', pin: '408215', scopes: ['announcements'] });
-    expect(child.status).toBe(201);
-    // The parent's consent, recorded with the child under the development terms version.
-    const consents = await api.request('GET', `/api/v1/children/${String(child.body.id)}/consents`, { token: adult.token });
-    expect(consents.status).toBe(200);
-    expect(consents.body).toMatchObject({
-      items: [{ termsVersion: 'development', sections: ['announcements'], method: 'account_holder_confirmation', withdrawnAt: null }],
-      nextCursor: null,
-    });
-
-    const childSession = await api.signInChild('river', '408215');
-    expect(childSession.status).toBe(200);
-    const childToken = String(childSession.body.token);
-    const childMe = await api.request('GET', '/api/v1/me', { token: childToken });
-    expect(childMe.body).toMatchObject({ accountType: 'child', scopes: ['announcements'], parentId: adult.userId });
-
-    expect((await api.request('DELETE', '/api/v1/auth/session', { token: childToken })).status).toBe(204);
-    expect((await api.request('DELETE', '/api/v1/auth/session', { token: adult.token })).status).toBe(204);
-    expect((await api.request('GET', '/api/v1/me', { token: adult.token })).status).toBe(401);
+    const checked = walk.stderr.split('\n').filter((line) => /^[✓✗]/.test(line));
+    expect(checked.filter((line) => line.startsWith('✗'))).toEqual([]);
+    expect(checked.map((line) => line.replace(/^✓ (\w+) http:\/\/localhost:\d+(\S*): (\d+)$/, '$1 $2 $3'))).toEqual([
+      'GET /api/health 200',
+      'GET /api/ready 200',
+      'GET /api/nope 404',
+      'GET /api/v1/auth/session 405',
+      'POST /api/v1/auth/session 200',
+      'GET /api/v1/me 200',
+      'POST /api/v1/children 201',
+      expect.stringMatching(/^GET \/api\/v1\/children\/[0-9a-f-]{36}\/consents 200$/),
+      'POST /api/v1/auth/child-session 200',
+      'GET /api/v1/me 200',
+      'DELETE /api/v1/auth/session 204',
+      'DELETE /api/v1/auth/session 204',
+      'GET /api/v1/me 401',
+      'GET /api/v1/me 401',
+    ]);
+    // What the README's `me` calls printed: the parent's profile, then the child's with its one section.
+    expect(walk.stdout).toContain('"accountType":"adult"');
+    expect(walk.stdout).toMatch(/"accountType":"child"[^\n]*"scopes":\["announcements"\]/);
 
     // In the order written (rows of one transaction may share a millisecond).
     const events = readRows<{ eventType: string }>(databaseFile, 'SELECT eventType FROM AuditLog ORDER BY rowid').map((row) => row.eventType);
