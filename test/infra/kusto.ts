@@ -16,15 +16,25 @@ interface KustoDiagnostic {
   Message: string;
   Start: number;
 }
+/** A node of the syntax tree: its kind, where it starts and ends in the query text. */
+interface KustoSyntaxElement {
+  Kind: number;
+  TextStart: number;
+  End: number;
+  /** A union operator's operands (each `Element` is an expression). */
+  Expressions?: BridgeList<{ Element: KustoSyntaxElement }>;
+}
 interface KustoLanguage {
   GlobalState: { Default: { WithDatabase(database: unknown): unknown } };
   KustoCode: {
+    Parse(text: string): { Syntax: { WalkElements(action: (element: KustoSyntaxElement) => void): void } };
     ParseAndAnalyze(text: string, globals: unknown): {
       GetDiagnostics(): BridgeList<KustoDiagnostic>;
       /** A TableSymbol for a tabular query (its `Columns`); other symbols have none. */
       ResultType: { Columns?: BridgeList<{ Name: string; Type: { Name: string } }> } | null;
     };
   };
+  Syntax: { SyntaxKind: { UnionOperator: number; SearchOperator: number } };
   Symbols: {
     TableSymbol: { $ctor7: new (name: string, schema: string, description: string | null) => unknown };
     DatabaseSymbol: { ctor: new (name: string, members: unknown[]) => unknown };
@@ -49,6 +59,38 @@ export interface KustoSchema {
   tables: Record<string, string>;
   /** Function name → body (functions without parameters, as workspace saved functions are). */
   functions: Map<string, string>;
+}
+
+/** A `union` or `search` operator found in a query's syntax tree. */
+export interface MultiTableOperator {
+  operator: 'union' | 'search';
+  /** Offset of the operator in the query. */
+  start: number;
+  /** A union's operands as written (`AppEvents`, `(AppRequests | ...)`, `app("id").requests`); none for search. */
+  operands: string[];
+}
+
+/**
+ * The `union` and `search` operators of a query, found by parsing it (so the words inside a string
+ * literal, a comment or a column name are not operators).
+ */
+export function multiTableOperators(query: string): MultiTableOperator[] {
+  const kusto = loadLanguage();
+  const { UnionOperator, SearchOperator } = kusto.Syntax.SyntaxKind;
+  const found: MultiTableOperator[] = [];
+  kusto.KustoCode.Parse(query).Syntax.WalkElements((element) => {
+    if (element.Kind === SearchOperator) found.push({ operator: 'search', start: element.TextStart, operands: [] });
+    if (element.Kind === UnionOperator) {
+      const operands: string[] = [];
+      const expressions = element.Expressions;
+      for (let index = 0; index < (expressions?.Count ?? 0); index += 1) {
+        const operand = expressions?.getItem(index).Element;
+        if (operand) operands.push(query.slice(operand.TextStart, operand.End));
+      }
+      found.push({ operator: 'union', start: element.TextStart, operands });
+    }
+  });
+  return found;
 }
 
 export interface KustoAnalyzer {

@@ -1,5 +1,5 @@
 import { queryText, type AlertEntry } from './alert-catalogue';
-import type { KustoAnalyzer } from './kusto';
+import { multiTableOperators, type KustoAnalyzer } from './kusto';
 
 /**
  * Azure Monitor's documented rules for log search alert rules ("Create or edit a log search alert
@@ -41,12 +41,29 @@ const minutes = (duration: string): number => {
 
 /** Operators and functions a one-minute rule cannot run ("Create or edit a log search alert rule", frequency of 1 minute). */
 const NOT_AT_ONE_MINUTE = [
-  { pattern: /(^|\|)\s*search\b/m, what: 'the search operator' },
-  { pattern: /\bunion\b/, what: 'union' },
   { pattern: /\|\s*(take|limit)\b/, what: 'take/limit' },
   { pattern: /\bingestion_time\s*\(/, what: 'ingestion_time()' },
   { pattern: /\b(workspace|app|resource|adx|arg)\s*\(/, what: 'a cross-resource query (workspace(), app(), resource(), adx(), arg())' },
 ];
+
+/** A cross-resource reference, the one operand Azure lets a log search alert's `union` have: `app("…").requests`. */
+const CROSS_RESOURCE_OPERAND = /^(app|workspace|resource)\s*\(\s*(@?"[^"]*"|@?'[^']*')\s*\)\s*\.\s*[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * "Optimize log search alert queries", log query constraints: creating or changing a log search
+ * alert rule whose query uses `search` or `union` is not supported, except cross-resource queries
+ * (a union of `app()`, `workspace()` or `resource()` tables). At any frequency.
+ */
+function multiTableProblems(name: string, query: string): string[] {
+  return multiTableOperators(query).flatMap(({ operator, start, operands }) => {
+    const near = JSON.stringify(query.slice(start, start + 30));
+    if (operator === 'search') return [`${name}: a log search alert cannot use the search operator (near ${near})`];
+    const local = operands.filter((operand) => !CROSS_RESOURCE_OPERAND.test(operand.trim()));
+    return local.length > 0 || operands.length === 0
+      ? [`${name}: a log search alert cannot use union except across resources (near ${near})`]
+      : [];
+  });
+}
 
 /** A timespan literal: `5m`, `1.5h`, `30s`, `2d`, `100ms`, `1tick`, `time(1h)` is not one. */
 const TIMESPAN_LITERAL = /^\d+(\.\d+)?\s*(d|h|m|s|ms|microseconds?|ticks?|days?|hours?|minutes?|seconds?|milliseconds?)$/;
@@ -69,6 +86,8 @@ export function logAlertProblems(alert: AlertEntry, context: RuleContext): strin
   const problems: string[] = [];
   const deployed = deployedQuery(alert, context.functions);
   const code = codeOf(deployed);
+
+  problems.push(...multiTableProblems(alert.name, deployed));
 
   if (minutes(alert.frequency) === 1) {
     for (const { pattern, what } of NOT_AT_ONE_MINUTE) {
