@@ -15,6 +15,8 @@ export const OPERATIONAL_LOG_FIELDS = [
   'reason',
   /** Sign-in, sign-out and session lines: `adult` or `child`. */
   'accountType',
+  /** `adult sign-in limit reached` and throttled sign-ins: which limit, e.g. `address` or `global`. */
+  'scope',
   /** SQL Server retries and unknown commits: the server's error number (1205, 40613, …). */
   'sqlErrorNumber',
   /** SQL Server retries and unknown commits: the driver's error code (`ESOCKET`, `ETIMEOUT`, …). */

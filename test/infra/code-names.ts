@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import { ROOT } from './alert-catalogue';
 
 /**
@@ -51,33 +52,81 @@ export function httpFunctions(): HttpFunction[] {
     });
 }
 
+const LOG_LEVELS = new Set(['info', 'warn', 'error', 'debug']);
+
+/** A logging call of the app's sources: its fields argument as written and the messages it can write. */
+export interface LoggingCall {
+  source: string;
+  /** The first argument's text when it is the fields object (`{ ... }`, or a name such as `fields`); '' otherwise. */
+  fields: string;
+  /**
+   * The messages the call can write: its message argument's string literals, through `?:`, `??` and
+   * `||` (`ok ? 'x migrated' : 'x current'`). Empty when the message is computed elsewhere.
+   */
+  messages: string[];
+}
+
+/** Whether `expression` names a logger: `log`, `logger`, `deps.logger`, `this.log`, `requestLogger`. */
+function isLogger(expression: ts.Expression): boolean {
+  const name = ts.isIdentifier(expression) ? expression.text : ts.isPropertyAccessExpression(expression) ? expression.name.text : '';
+  return name === 'log' || /logger$/i.test(name);
+}
+
+/** The logger method a call invokes: `logger.warn(...)`, or `logger[level](...)` whatever `level` is. */
+function isLoggingCall(call: ts.CallExpression): boolean {
+  const callee = call.expression;
+  if (ts.isPropertyAccessExpression(callee)) return LOG_LEVELS.has(callee.name.text) && isLogger(callee.expression);
+  if (ts.isElementAccessExpression(callee)) {
+    const level = callee.argumentExpression;
+    const literal = ts.isStringLiteralLike(level) ? level.text : undefined;
+    return (literal === undefined || LOG_LEVELS.has(literal)) && isLogger(callee.expression);
+  }
+  return false;
+}
+
+/** The string literals an expression can evaluate to, where it is made of literals. */
+function literalsOf(expression: ts.Expression | undefined): string[] {
+  if (!expression) return [];
+  if (ts.isStringLiteralLike(expression)) return [expression.text];
+  if (ts.isParenthesizedExpression(expression)) return literalsOf(expression.expression);
+  if (ts.isConditionalExpression(expression)) return [...literalsOf(expression.whenTrue), ...literalsOf(expression.whenFalse)];
+  if (ts.isBinaryExpression(expression) && [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken].includes(expression.operatorToken.kind)) {
+    return [...literalsOf(expression.left), ...literalsOf(expression.right)];
+  }
+  return [];
+}
+
+const isStringLike = (expression: ts.Expression): boolean => literalsOf(expression).length > 0 || ts.isTemplateExpression(expression);
+
 /**
- * The first argument of every logging call (`log.info({...}, 'message')`, `logger.error(...)`,
- * `deps.logger.warn(...)`) in the app's sources, with the message that follows it.
+ * Every logging call of the app's sources (pino's `(fields, message)` or `(message)`), parsed with
+ * the TypeScript parser, so a call spread over lines, a computed level (`logger[level](...)`) or a
+ * message chosen by a condition is read as the logger sees it.
  */
-export function loggingCalls(): { source: string; fields: string; message: string }[] {
-  const calls: { source: string; fields: string; message: string }[] = [];
+export function loggingCalls(): LoggingCall[] {
+  const calls: LoggingCall[] = [];
   for (const [source, text] of appSources()) {
-    for (const match of text.matchAll(/\b(?:log|logger)\.(?:info|warn|error|debug)\(\s*/g)) {
-      const start = (match.index ?? 0) + match[0].length;
-      let fields = '';
-      let rest = start;
-      if (text[start] === '{') {
-        let depth = 0;
-        let end = start;
-        for (; end < text.length; end += 1) {
-          if (text[end] === '{') depth += 1;
-          if (text[end] === '}') depth -= 1;
-          if (depth === 0) break;
-        }
-        fields = text.slice(start, end + 1);
-        rest = end + 1;
+    const file = ts.createSourceFile(source, text, ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node) && isLoggingCall(node)) {
+        const [first, second] = node.arguments;
+        const messageFirst = first !== undefined && isStringLike(first);
+        calls.push({
+          source,
+          fields: first && !messageFirst ? first.getText(file) : '',
+          messages: literalsOf(messageFirst ? first : second),
+        });
       }
-      const message = /^\s*,?\s*(?:'([^']*)'|"([^"]*)")/.exec(text.slice(rest)) ?? /^\s*\n?\s*(?:'([^']*)'|"([^"]*)")/.exec(text.slice(rest));
-      calls.push({ source, fields, message: message?.[1] ?? message?.[2] ?? '' });
-    }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
   }
   return calls;
+}
+
+/** Every message a logging call of the app's sources writes. */
+export function loggedMessages(): Set<string> {
+  return new Set(loggingCalls().flatMap((call) => call.messages));
 }
 
 /** Whether an object literal's text has `field` as a key (`field: x` or the shorthand `field`). */
