@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from '../auth/child/child-username';
 import { lazySchema } from '../validation/lazy-schema';
 import { SECTIONS } from '../users/user';
 import type { ChildSecretInput } from './create-child';
@@ -12,12 +13,26 @@ const scopes = () => z.array(z.enum(SECTIONS)).check(z.maxLength(SECTIONS.length
 // Loose bounds: the credential rules give the precise answer (and `weak_secret` for a weak secret).
 const pin = () => z.string().check(z.maxLength(64));
 const password = () => z.string().check(z.maxLength(1024));
-const username = () => z.string().check(z.maxLength(64));
+/**
+ * A new child's username: the username rules (`checkUsername`) run with the schema, so a body
+ * with a bad username and other bad fields names every one of them in one answer. The rule's
+ * entry comes first, so a name over 64 characters is told the rule, not the loose bound.
+ */
+const newUsername = () =>
+  z.string().check(
+    z.superRefine((value: string, ctx) => {
+      const checked = checkUsername(value);
+      if (!checked.ok) {
+        ctx.addIssue({ code: 'custom', message: USERNAME_RULE_DETAIL, params: { fieldCode: USERNAME_RULE_FIELD_CODES[checked.rule] }, input: value });
+      }
+    }),
+    z.maxLength(64),
+  );
 
 export const createChildBody = lazySchema(() =>
   z.union([
-    z.strictObject({ username: username(), pin: pin(), scopes: scopes() }),
-    z.strictObject({ username: username(), password: password(), scopes: scopes() }),
+    z.strictObject({ username: newUsername(), pin: pin(), scopes: scopes() }),
+    z.strictObject({ username: newUsername(), password: password(), scopes: scopes() }),
   ], { error: 'Send either pin or password, not both.' }),
 );
 

@@ -1,11 +1,12 @@
 import type { ChildAuthDeps } from '../auth/auth-deps';
-import { checkUsername } from '../auth/child/child-username';
+import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from '../auth/child/child-username';
 import { checkPassword, checkPin } from '../auth/child/credential-rules';
 import { lockUsernameThrottle, resetUsernameFailures } from '../auth/child/sign-in-throttle';
 import { usernameThrottleKey } from '../auth/child/throttle-keys';
 import { writeAudit } from '../audit/write-audit';
 import { UniqueViolationError } from '../db/database-errors';
 import { problem, type Problem } from '../errors/problem';
+import { summarizeFieldErrors } from '../validation/field-errors';
 import type { Section, User } from '../users/user';
 import { toChildAccountView, type ChildAccountView, type SecretKind } from './child-account';
 import { findChildById, insertChildAccount } from './child-account-store';
@@ -57,14 +58,11 @@ export async function createChild(
   deps: ChildManagementDeps,
 ): Promise<{ ok: true; child: ChildAccountView } | { ok: false; problem: Problem }> {
   if (parent.accountType !== 'adult') return { ok: false, problem: problem('forbidden', { detail: 'Only adults manage child accounts.' }) };
+  // The endpoint's schema runs the same check with the other fields'; this one holds for any caller.
   const username = checkUsername(input.username);
   if (!username.ok) {
-    return {
-      ok: false,
-      problem: problem('invalid_request', {
-        detail: 'username: 3 to 32 characters of a-z, 0-9, ".", "_" and "-", starting and ending with a letter or digit, no two separators together.',
-      }),
-    };
+    const errors = [{ pointer: '/username', code: USERNAME_RULE_FIELD_CODES[username.rule], detail: USERNAME_RULE_DETAIL }];
+    return { ok: false, problem: problem('invalid_request', { detail: summarizeFieldErrors(errors), errors }) };
   }
   const weak = checkNewSecret(input.secret, username.username);
   if (weak) return { ok: false, problem: weak };

@@ -1,7 +1,5 @@
 import { problem, type Problem } from '../errors/problem';
-
-/** A key short and plain enough to name back in a problem's detail (it is submitted text). */
-const NAMEABLE_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,31}$/;
+import { isNameableKey } from '../validation/nameable-key';
 
 /**
  * Refuses a query string that gives one key twice (`?limit=5&limit=7`, or `?limit=5&LIMIT=7`).
@@ -22,7 +20,7 @@ export function refuseRepeatedQueryKeys(url: string): Problem | undefined {
   for (const key of params.keys()) {
     const folded = key.toLowerCase();
     if (seen.has(folded)) {
-      const detail = NAMEABLE_KEY.test(key)
+      const detail = isNameableKey(key)
         ? `Query parameter "${folded}" is given more than once; give it once.`
         : 'A query parameter is given more than once; give each once.';
       return problem('invalid_request', { detail });

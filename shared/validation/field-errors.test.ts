@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAnnouncementBody, updateAnnouncementBody } from '../announcements/announcement-request-schemas';
+import { USERNAME_RULE_DETAIL } from '../auth/child/child-username';
 import { childSessionBody } from '../auth/sign-in-request-schemas';
 import { createChildBody, updateChildBody } from '../children/child-request-schemas';
 import type { Validator } from './lazy-schema';
@@ -54,7 +55,50 @@ describe('errors that point at the field', () => {
     expect(errorsOf(updateChildBody, {}).errors).toEqual([{ pointer: '', code: 'invalid', detail: 'Nothing to change.' }]);
     expect(errorsOf(updateAnnouncementBody, {}).errors).toEqual([{ pointer: '', code: 'invalid', detail: 'Nothing to change.' }]);
     expect(errorsOf(createAnnouncementBody, { title: 'x'.repeat(500) + CANARY, body: 'B', channels: ['push'] }).errors[0]).toMatchObject({ pointer: '/title', code: 'too_big' });
-    expect(errorsOf(updateChildBody, { [CANARY]: true }).errors[0]).toEqual({ pointer: '', code: 'unknown_field', detail: 'Unknown fields are not allowed; remove them.' });
+    expect(errorsOf(updateChildBody, { [`${CANARY}@example.com`]: true }).errors[0]).toEqual({
+      pointer: '',
+      code: 'unknown_field',
+      detail: 'Unknown fields are not allowed; remove them.',
+    });
+  });
+
+  it('an unknown member points at itself, one entry each, when its name is a plain name (issue 29, point 3)', () => {
+    const { errors, summary } = errorsOf(createChildBody, { username: 'sam', pin: '1', scopes: [], nickname: CANARY });
+    expect(errors).toEqual([{ pointer: '/nickname', code: 'unknown_field', detail: 'Unknown field; remove it.' }]);
+    expect(summary).toBe('Invalid body: /nickname: Unknown field; remove it.');
+    expect(errorsOf(updateChildBody, { status: 'active', nickname: 1, 'favourite.colour': 2 }).errors).toEqual([
+      { pointer: '/nickname', code: 'unknown_field', detail: 'Unknown field; remove it.' },
+      { pointer: '/favourite.colour', code: 'unknown_field', detail: 'Unknown field; remove it.' },
+    ]);
+    // A name that could be data sent in the wrong place (an address, digits, a long text) is pointed at through its object.
+    expect(
+      errorsOf(createAnnouncementBody, { title: 'T', body: 'B', channels: ['push'], [`${CANARY}@example.com`]: 1, '730582': 2, nickname: 3 }).errors,
+    ).toEqual([
+      { pointer: '', code: 'unknown_field', detail: 'Unknown fields are not allowed; remove them.' },
+      { pointer: '/nickname', code: 'unknown_field', detail: 'Unknown field; remove it.' },
+    ]);
+  });
+
+  it('every failing field of a new child, the username rule\'s too (issue 29, point 3)', () => {
+    const { errors } = errorsOf(createChildBody, { username: 'a', pin: 482915, scopes: CANARY });
+    expect(errors).toEqual([
+      { pointer: '/username', code: 'too_small', detail: USERNAME_RULE_DETAIL },
+      { pointer: '/pin', code: 'invalid_type', detail: 'Expected a string.' },
+      { pointer: '/scopes', code: 'invalid_type', detail: 'Expected an array.' },
+    ]);
+    expect(errorsOf(createChildBody, { username: `${CANARY}!`, pin: '1', scopes: [] }).errors).toEqual([
+      { pointer: '/username', code: 'invalid_format', detail: USERNAME_RULE_DETAIL },
+    ]);
+    // Over the schema's loose bound too, the rule is what the answer says.
+    expect(errorsOf(createChildBody, { username: 'k'.repeat(70), password: CANARY, scopes: [] }).errors).toEqual([
+      { pointer: '/username', code: 'too_big', detail: USERNAME_RULE_DETAIL },
+    ]);
+    // Both pin and password with a bad username: the choice and the username, which every form needs.
+    expect(errorsOf(createChildBody, { username: '-xy', pin: CANARY, password: CANARY, scopes: [] }).errors).toEqual([
+      { pointer: '', code: 'invalid', detail: 'Send either pin or password, not both.' },
+      { pointer: '/username', code: 'invalid_format', detail: USERNAME_RULE_DETAIL },
+    ]);
+    expect(createChildBody.safeParse({ username: 'Sam.K', pin: '1', scopes: [] }).success).toBe(true);
   });
 
   it('one entry per field, several fields at once', () => {

@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import type { FieldError } from '../errors/problem';
+import { isNameableKey } from './nameable-key';
 
 /** Enough for any body the API takes; a 16 KiB body of a thousand bad items still gets a bounded answer. */
 const MAX_FIELD_ERRORS = 20;
@@ -9,8 +10,9 @@ const SUMMARIZED = 5;
 /**
  * The `errors` entries of a body that broke its schema: one per failing field, each a JSON Pointer
  * into the body as sent, a code and what a valid value looks like. Nothing in them comes from the
- * submitted value: not the value, nor the names of unknown fields (themselves submitted text); only
- * the schema's own words (keys, allowed values, limits, the messages of its refinements).
+ * submitted value; only the schema's own words (keys, allowed values, limits, the messages of its
+ * refinements), and the name of an unknown member when it is a plain name (`/nickname`): one that
+ * is not (submitted text that could be data) is pointed at through its object.
  * @param issues zod's issues for `input`.
  * @param input the parsed body, to tell a missing field from one of the wrong type.
  */
@@ -58,12 +60,17 @@ function entriesOf(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[], inpu
     case 'invalid_value':
       return [{ pointer, code: 'invalid_value', detail: `One of: ${issue.values.map((value) => String(value)).join(', ')}.` }];
     case 'unrecognized_keys':
-      return [{ pointer, code: 'unknown_field', detail: 'Unknown fields are not allowed; remove them.' }];
+      return issue.keys.map((key) =>
+        isNameableKey(key)
+          ? { pointer: jsonPointer([...path, key]), code: 'unknown_field', detail: 'Unknown field; remove it.' }
+          : { pointer, code: 'unknown_field', detail: 'Unknown fields are not allowed; remove them.' },
+      );
     case 'invalid_union':
       return unionEntries(issue, path, input);
     case 'custom':
-      // A refinement's message is the schema author's sentence, never the value.
-      return [{ pointer, code: 'invalid', detail: sentence(issue.message) }];
+      // A refinement's message is the schema author's sentence, never the value; it may name its
+      // entry's code (`params.fieldCode`, e.g. `too_small` for a username rule).
+      return [{ pointer, code: fieldCodeOf(issue.params) ?? 'invalid', detail: sentence(issue.message) }];
     default:
       return [{ pointer, code: 'invalid', detail: 'Invalid.' }];
   }
@@ -85,6 +92,14 @@ function unionEntries(issue: z.core.$ZodIssue & { code: 'invalid_union' }, path:
   const shared = (closest[0] ?? []).filter((entry) => closest.every((entries) => entries.some((other) => key(other) === key(entry))));
   const choose = { pointer: jsonPointer(path), code: 'invalid', detail: issue.message && issue.message !== 'Invalid input' ? sentence(issue.message) : 'Matches none of the allowed forms.' };
   return [choose, ...shared.filter((entry) => entry.pointer !== choose.pointer)];
+}
+
+/** The codes a refinement may give its entry (README, "OpenAPI document and field errors"). */
+const REFINEMENT_CODES = new Set(['too_small', 'too_big', 'invalid_format', 'invalid_value', 'invalid']);
+
+function fieldCodeOf(params: Record<string, unknown> | undefined): string | undefined {
+  const code = params?.fieldCode;
+  return typeof code === 'string' && REFINEMENT_CODES.has(code) ? code : undefined;
 }
 
 function dedupe(entries: FieldError[]): FieldError[] {

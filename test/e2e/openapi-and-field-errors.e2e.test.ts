@@ -68,6 +68,36 @@ describe('errors that point at the field', () => {
     });
   });
 
+  it('an unknown member points at itself (RFC 6901), one entry each (issue 29, point 3)', async () => {
+    const answer = await send('POST', '/api/v1/children', { username, pin: secret, scopes: ['announcements'], nickname: 'Sammy' });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      code: 'invalid_request',
+      detail: 'Invalid body: /nickname: Unknown field; remove it.',
+      errors: [{ pointer: '/nickname', code: 'unknown_field', detail: 'Unknown field; remove it.' }],
+    });
+    const two = await send('PATCH', '/api/v1/me/notification-preferences', { push: true, nickname: 1, colour: 2 });
+    expect(two.body.errors).toEqual([
+      { pointer: '/nickname', code: 'unknown_field', detail: 'Unknown field; remove it.' },
+      { pointer: '/colour', code: 'unknown_field', detail: 'Unknown field; remove it.' },
+    ]);
+  });
+
+  it('every failing field in one answer, whichever rule finds it: a one-character username too (issue 29, point 3)', async () => {
+    const answer = await send('POST', '/api/v1/children', { username: 'k', pin: Number(secret), scopes: 'announcements' });
+    expect(answer.status).toBe(400);
+    expect(answer.body.code).toBe('invalid_request');
+    expect((answer.body.errors as { pointer: string; code: string }[]).map(({ pointer, code }) => ({ pointer, code }))).toEqual([
+      { pointer: '/username', code: 'too_small' },
+      { pointer: '/pin', code: 'invalid_type' },
+      { pointer: '/scopes', code: 'invalid_type' },
+    ]);
+    const alone = await send('POST', '/api/v1/children', { username: 'k..k', pin: secret, scopes: ['announcements'] });
+    expect(alone.status).toBe(400);
+    expect(alone.body).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '/username', code: 'invalid_format' }] });
+    expect(alone.body.detail).toMatch(/^Invalid body: \/username: 3 to 32 characters/);
+  });
+
   it('both pin and password; an unknown scope', async () => {
     const both = await send('POST', '/api/v1/children', { username, pin: secret, password: secret, scopes: [] });
     expect(both.body.errors).toEqual([{ pointer: '', code: 'invalid', detail: 'Send either pin or password, not both.' }]);
@@ -122,7 +152,7 @@ describe('errors that point at the field', () => {
     expect(name.body).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '', code: 'unknown_field' }] });
   });
 
-  it('never echoes a submitted value or an unknown field name', () => {
+  it('never echoes a submitted value, nor an unknown member\'s name that is not a plain name', () => {
     canaries.add('casino');
     expect(answers.length).toBeGreaterThan(5);
     expect(canaries.findIn(JSON.stringify(answers.map((answer) => answer.body)))).toEqual([]);

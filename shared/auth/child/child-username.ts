@@ -23,6 +23,19 @@ export type UsernameCheck = { ok: true; username: ChildUsername } | { ok: false;
 
 export const USERNAME_LIMITS = { minLength: 3, maxLength: 32 } as const;
 
+/** What a valid username looks like: the one sentence every refusal of a new username carries. */
+export const USERNAME_RULE_DETAIL =
+  '3 to 32 characters of a-z, 0-9, ".", "_" and "-", starting and ending with a letter or digit, no two separators together.';
+
+/** The field-error code of each broken rule (README, "OpenAPI document and field errors"). */
+export const USERNAME_RULE_FIELD_CODES = {
+  too_short: 'too_small',
+  too_long: 'too_big',
+  invalid_characters: 'invalid_format',
+  separator_at_edge: 'invalid_format',
+  consecutive_separators: 'invalid_format',
+} as const satisfies Record<UsernameRule, string>;
+
 const USERNAME_CHARACTERS = /^[A-Za-z0-9._-]+$/;
 const SEPARATOR_AT_EDGE = /^[._-]|[._-]$/;
 const CONSECUTIVE_SEPARATORS = /[._-]{2}/;
