@@ -18,7 +18,7 @@ import { smsOptOutOf } from '../../shared/notifications/sms/sms-opt-outs';
 import { manualClock } from '../../shared/ports/clock';
 import { createInMemoryTelemetry } from '../../shared/telemetry/in-memory';
 import { insertUser } from '../../shared/users/user-store';
-import { asCloudEvent, emailDeliveryReport, smsDeliveryReport, smsReceived } from '../helpers/fake-providers/acs-events';
+import { asCloudEvent, asSampleShape, emailDeliveryReport, smsDeliveryReport, smsReceived } from '../helpers/fake-providers/acs-events';
 import type { EmailDelivery, SmsDelivery } from '../helpers/fake-providers/fake-acs';
 import { LogSink } from '../helpers/log-sink';
 import { addPublishedAnnouncement } from '../notifications/notification-fixtures';
@@ -100,6 +100,36 @@ export function describeDeliveryReportsContract(name: string, factory: TestDatab
       ]);
     });
 
+    it('applies events shaped as Microsoft\'s samples show them (capitalised fields, numbers without "+"), in both schemas (issue 29, point 4)', async () => {
+      const keys = await seed(database());
+      await accept(keys.sms, 'Outgoing_5');
+      await accept(keys.email, emailOperationId(keys.email));
+      const { deps, sink } = harness();
+      const ours = { ...deps, smsFrom: '+18005550100' };
+      // Found by its Tag (the message id alone would not find it: the row's is Outgoing_5).
+      const delivered = asSampleShape(smsDeliveryReport(smsSent('Outgoing_other', `${ANNOUNCEMENT}/${numberedId(7)}`), 'Delivered'));
+      expect(delivered.data).toMatchObject({ MessageId: 'Outgoing_other', Tag: `${ANNOUNCEMENT}/${numberedId(7)}`, From: '18005550100' });
+      expect(await applyCommunicationEvent(delivered, ours)).toMatchObject({ outcome: 'applied', result: 'delivered', key: keys.sms });
+      const bounced = asSampleShape(emailDeliveryReport(emailSent(emailOperationId(keys.email)), 'Bounced'));
+      expect(await applyCommunicationEvent(asCloudEvent(bounced), ours)).toMatchObject({ outcome: 'applied', result: 'hard_bounce', key: keys.email });
+      expect(await isEmailHardBounced(database(), EMAIL)).toBe(true);
+      // A STOP from the number written without "+", to the service's number written without it too.
+      const stop = asSampleShape(smsReceived(PHONE, '+18005550100', 'STOP', new Date(NOW)));
+      expect(stop.data).toMatchObject({ From: PHONE.slice(1), To: '18005550100', Message: 'STOP' });
+      expect(await applyCommunicationEvent(asCloudEvent(stop), ours)).toMatchObject({ outcome: 'applied', result: 'sms_stop' });
+      expect(await smsOptOutOf(database(), numberedId(7), PHONE)).toBe('provider_stop');
+      const start = asSampleShape(smsReceived(PHONE, '+18005550100', 'START', new Date(isoAfter(NOW, 60_000))));
+      expect(await applyCommunicationEvent(start, ours)).toMatchObject({ outcome: 'applied', result: 'sms_start' });
+      expect(await smsOptOutOf(database(), numberedId(7), PHONE)).toBeUndefined();
+      // Still malformed in the sample shape: refused with the warn line, the field named, never the value.
+      const noNumber = asSampleShape(smsReceived('Contoso', '+18005550100', 'STOP'));
+      expect(await applyCommunicationEvent(noNumber, ours)).toMatchObject({ outcome: 'refused', reason: 'data: from: custom' });
+      expect(sink.lines.filter((line) => line.message === 'communication event refused')).toEqual([
+        expect.objectContaining({ level: 'warn', eventType: 'Microsoft.Communication.SMSReceived', reason: 'data: from: custom' }),
+      ]);
+      expect(sink.raw.join('\n')).not.toContain(PHONE.slice(2));
+    });
+
     it("keeps a report that overtook the send: the send's own `accepted` does not overwrite it", async () => {
       const keys = await seed(database());
       const db = database();
@@ -162,7 +192,7 @@ export function describeDeliveryReportsContract(name: string, factory: TestDatab
       expect(await applyCommunicationEvent(smsReceived(PHONE, '+18005550199', 'START', new Date(isoAfter(NOW, 180_000))), ours)).toMatchObject({
         why: 'not_our_number',
       });
-      expect(await applyCommunicationEvent(smsReceived('Contoso', '+18005550100', 'STOP'), ours)).toMatchObject({ why: 'not_a_number' });
+      expect(await applyCommunicationEvent(smsReceived('Contoso', '+18005550100', 'STOP'), ours)).toMatchObject({ outcome: 'refused', reason: 'data: from: custom' });
       expect(await smsOptOutOf(db, numberedId(7), PHONE)).toBe('provider_stop');
       // A STOP dated in the future counts as sent now, so a START sent later still wins.
       await applyCommunicationEvent(smsReceived(PHONE, '+18005550100', 'STOP', new Date(isoAfter(NOW, 365 * 24 * 3600 * 1000))), ours);

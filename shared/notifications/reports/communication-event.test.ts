@@ -70,6 +70,80 @@ describe('parseCommunicationEvent', () => {
     expect(JSON.stringify(parseCommunicationEvent({ ...smsReport, data: { ...smsReport.data, messageId: '+15555555555'.repeat(20) } }))).not.toContain('+1555');
   });
 
+  it('reads the capitalised fields of Microsoft\'s samples, and numbers without "+", in both schemas (issue 29, point 4)', () => {
+    // The shapes of the samples in Microsoft's documentation of the ACS events (older pages, SDK samples).
+    const sampleReport = {
+      ...smsReport,
+      data: {
+        MessageId: 'Outgoing_1',
+        From: '18005550100',
+        To: '+15555555555',
+        DeliveryStatus: 'Delivered',
+        DeliveryStatusDetails: 'No error.',
+        DeliveryAttempts: [{ Timestamp: '2031-06-01T08:00:04Z', SegmentsSucceeded: 1, SegmentsFailed: 0 }],
+        ReceivedTimestamp: '2031-06-01T08:00:04Z',
+        Tag: 'a1/u1',
+      },
+    };
+    const sampleReceived = {
+      ...smsReport,
+      eventType: SMS_RECEIVED,
+      data: { MessageId: 'Incoming_1', From: '15555555555', To: '18005550100', Message: 'STOP', ReceivedTimestamp: '2031-06-01T08:00:04Z' },
+    };
+    const sampleEmail = {
+      ...smsReport,
+      eventType: EMAIL_DELIVERY_REPORT,
+      data: { Sender: 'a@b.test', Recipient: 'c@d.test', MessageId: 'op', Status: 'Bounced', DeliveryAttemptTimestamp: '2031-06-01T08:00:04Z' },
+    };
+    const cloud = (event: typeof smsReport | typeof sampleReport | typeof sampleReceived | typeof sampleEmail) => ({
+      id: event.id,
+      source: event.topic,
+      specversion: '1.0',
+      type: event.eventType,
+      time: event.eventTime,
+      data: event.data,
+    });
+    for (const shape of [(event: typeof sampleReport) => event, cloud]) {
+      expect(parseCommunicationEvent(shape(sampleReport))).toMatchObject({
+        ok: true,
+        event: { kind: 'sms_delivery_report', data: { messageId: 'Outgoing_1', deliveryStatus: 'Delivered', receivedTimestamp: '2031-06-01T08:00:04Z', tag: 'a1/u1' } },
+      });
+      expect(parseCommunicationEvent(shape(sampleReceived as never))).toMatchObject({
+        ok: true,
+        event: { kind: 'sms_received', data: { messageId: 'Incoming_1', from: '+15555555555', to: '+18005550100', message: 'STOP' } },
+      });
+      expect(parseCommunicationEvent(shape(sampleEmail as never))).toMatchObject({
+        ok: true,
+        event: { kind: 'email_delivery_report', data: { messageId: 'op', recipient: 'c@d.test', status: 'Bounced', deliveryAttemptTimestamp: '2031-06-01T08:00:04Z' } },
+      });
+    }
+    // The current schema's camelCase with a number written with "+" reads the same.
+    const received = { ...sampleReceived, data: { messageId: 'Incoming_1', from: '+1 555 555 5555', to: '+18005550100', message: 'STOP', receivedTimestamp: '2031-06-01T08:00:04Z' } };
+    expect(parseCommunicationEvent(received)).toMatchObject({ ok: true, event: { data: { from: '+15555555555', to: '+18005550100' } } });
+  });
+
+  it('still refuses what is malformed in either shape, naming the field (issue 29, point 4)', () => {
+    const received = (data: Record<string, unknown>) => ({
+      ...smsReport,
+      eventType: SMS_RECEIVED,
+      data: { MessageId: 'Incoming_1', From: '15555555555', To: '18005550100', Message: 'STOP', ReceivedTimestamp: '2031-06-01T08:00:04Z', ...data },
+    });
+    const cases: [unknown, string][] = [
+      [received({ From: 'Contoso' }), 'data: from: custom'],
+      [received({ From: '123' }), 'data: from: custom'],
+      [received({ To: '++18005550100' }), 'data: to: custom'],
+      [received({ From: 15555555555 }), 'data: from: invalid_type'],
+      [received({ ReceivedTimestamp: undefined }), 'data: receivedTimestamp: invalid_type'],
+      // Two spellings of one field that disagree: which one was meant cannot be known.
+      [received({ from: '+15555555556' }), 'data: from: ambiguous'],
+      [{ ...smsReport, data: { ...smsReport.data, MessageId: 'Outgoing_2' } }, 'data: messageId: ambiguous'],
+    ];
+    for (const [input, reason] of cases) expect(parseCommunicationEvent(input), reason).toMatchObject({ ok: false, reason });
+    // The same value twice is one value.
+    expect(parseCommunicationEvent(received({ from: '15555555555' }))).toMatchObject({ ok: true });
+    expect(JSON.stringify(parseCommunicationEvent(received({ From: 'canary 5555 Contoso' })))).not.toContain('canary');
+  });
+
   it('passes other event types on as such, to be acknowledged', () => {
     expect(parseCommunicationEvent({ ...smsReport, eventType: 'Microsoft.Communication.ChatMessageReceived', data: { anything: 1 } })).toMatchObject({
       ok: true,

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { lazySchema } from '../../validation/lazy-schema';
+import { canonicalPhone } from '../../users/contact-address';
+import { lazySchema, type LazySchema } from '../../validation/lazy-schema';
 import { parseJson } from '../providers/provider-http';
 
 /**
@@ -7,8 +8,11 @@ import { parseJson } from '../providers/provider-http';
  * what the Event Grid trigger hands over: an event in the Event Grid schema (`id`, `eventType`,
  * `eventTime`, `data`, ...) or in the CloudEvents 1.0 schema (`id`, `type`, `time`, `data`,
  * `specversion`). Field names and values follow the documented ACS event shapes
- * (learn.microsoft.com, "Azure Communication Services as an Event Grid source"). Addresses, numbers
- * and message texts pass through here to be applied; none of them is ever logged.
+ * (learn.microsoft.com, "Azure Communication Services as an Event Grid source"), read as providers
+ * send them: the current schema's camelCase (`messageId`) and the capitalised names of Microsoft's
+ * samples and older documentation (`MessageId`, `From`, `DeliveryStatus`, `Tag`) alike, and phone
+ * numbers in E.164 with or without the `+` the samples leave out. Addresses, numbers and message
+ * texts pass through here to be applied; none of them is ever logged.
  */
 
 export const SMS_DELIVERY_REPORT = 'Microsoft.Communication.SMSDeliveryReportReceived';
@@ -42,6 +46,21 @@ const instant = () =>
     }, 'not a date-time'),
   );
 
+/**
+ * An E.164 number as ACS reports it, `+15555555555` or (in its samples) `15555555555`, in the
+ * canonical form the opt-out list keys on; anything else (a sender name, a short code) is malformed.
+ */
+function reportedPhone(raw: string): string | undefined {
+  const value = raw.trim();
+  return canonicalPhone(value) ?? (value.startsWith('+') ? undefined : canonicalPhone(`+${value}`));
+}
+
+const phone = () =>
+  z.pipe(
+    text(64, 1).check(z.refine((value) => reportedPhone(value) !== undefined, 'not an E.164 phone number')),
+    z.transform((value: string) => reportedPhone(value) ?? value),
+  );
+
 const envelopeSchema = lazySchema(() =>
   z.union([
     z.object({ id: text(128, 1), eventType: text(256, 1), eventTime: instant(), data: z.unknown() }),
@@ -61,8 +80,8 @@ const smsDeliveryReportSchema = lazySchema(() =>
 const smsReceivedSchema = lazySchema(() =>
   z.object({
     messageId: text(128, 1),
-    from: text(64, 1),
-    to: text(64, 1),
+    from: phone(),
+    to: phone(),
     message: text(4096),
     receivedTimestamp: instant(),
   }),
@@ -102,24 +121,44 @@ export function parseCommunicationEvent(input: unknown, receivedAt: Date = new D
   const base = { id: raw.id, type, time: when ? new Date(when).toISOString() : receivedAt.toISOString() };
   switch (type) {
     case SMS_DELIVERY_REPORT: {
-      const parsed = smsDeliveryReportSchema.safeParse(raw.data);
-      return parsed.success ? { ok: true, event: { ...base, kind: 'sms_delivery_report', data: parsed.data } } : refused(type, parsed.error);
+      const parsed = parseData(smsDeliveryReportSchema, raw.data);
+      return parsed.success ? { ok: true, event: { ...base, kind: 'sms_delivery_report', data: parsed.data } } : refused(type, parsed);
     }
     case SMS_RECEIVED: {
-      const parsed = smsReceivedSchema.safeParse(raw.data);
-      return parsed.success ? { ok: true, event: { ...base, kind: 'sms_received', data: parsed.data } } : refused(type, parsed.error);
+      const parsed = parseData(smsReceivedSchema, raw.data);
+      return parsed.success ? { ok: true, event: { ...base, kind: 'sms_received', data: parsed.data } } : refused(type, parsed);
     }
     case EMAIL_DELIVERY_REPORT: {
-      const parsed = emailDeliveryReportSchema.safeParse(raw.data);
-      return parsed.success ? { ok: true, event: { ...base, kind: 'email_delivery_report', data: parsed.data } } : refused(type, parsed.error);
+      const parsed = parseData(emailDeliveryReportSchema, raw.data);
+      return parsed.success ? { ok: true, event: { ...base, kind: 'email_delivery_report', data: parsed.data } } : refused(type, parsed);
     }
     default:
       return { ok: true, event: { ...base, kind: 'other' } };
   }
 }
 
-function refused(type: string, error: z.core.$ZodError): ParsedCommunicationEvent {
-  return { ok: false, type, reason: `data: ${problemOf(error)}` };
+type DataSchema = LazySchema<z.ZodMiniObject<z.core.$ZodShape>>;
+
+/**
+ * Parses an event's `data` with its documented fields found whatever their case (`MessageId` is
+ * `messageId`); other members are left out. Two spellings of one field that disagree are
+ * malformed (which one ACS meant cannot be known), reported like any other malformed field.
+ */
+function parseData<S extends DataSchema>(schema: S, data: unknown): ReturnType<S['safeParse']> | { success: false; reason: string } {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return schema.safeParse(data) as ReturnType<S['safeParse']>;
+  const documented = new Map(Object.keys(schema.schema().shape).map((name) => [name.toLowerCase(), name]));
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    const name = documented.get(key.toLowerCase());
+    if (name === undefined) continue;
+    if (Object.hasOwn(fields, name) && fields[name] !== value) return { success: false, reason: `${name}: ambiguous` };
+    fields[name] = value;
+  }
+  return schema.safeParse(fields) as ReturnType<S['safeParse']>;
+}
+
+function refused(type: string, failure: { error: z.core.$ZodError } | { reason: string }): ParsedCommunicationEvent {
+  return { ok: false, type, reason: `data: ${'reason' in failure ? failure.reason : problemOf(failure.error)}` };
 }
 
 /** The first problem as `path: message` (zod's messages name the expected type, never the value). */

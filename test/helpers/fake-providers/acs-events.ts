@@ -73,6 +73,22 @@ export function emailDeliveryReport(email: EmailDelivery, status: EmailReportSta
   );
 }
 
+/**
+ * The same event as Microsoft's samples and older documentation show it: every `data` member
+ * capitalised (`MessageId`, `From`, `DeliveryStatus`, `Tag`, nested ones too) and the phone
+ * numbers of `From` and `To` without their `+`.
+ */
+export function asSampleShape(gridEvent: EventGridEvent): EventGridEvent {
+  const capitalised = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(capitalised);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key.charAt(0).toUpperCase() + key.slice(1), capitalised(member)]));
+  };
+  const data = capitalised(gridEvent.data) as Record<string, unknown>;
+  for (const key of ['From', 'To']) if (typeof data[key] === 'string' && gridEvent.eventType.includes('.SMS')) data[key] = (data[key] as string).replace(/^\+/, '');
+  return { ...gridEvent, data };
+}
+
 /** The same event in the CloudEvents 1.0 schema. */
 export function asCloudEvent(gridEvent: EventGridEvent): Record<string, unknown> {
   return {
