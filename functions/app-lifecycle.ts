@@ -1,7 +1,7 @@
 import { app } from '@azure/functions';
 import { appConfig, appSecretHasher, appServices } from '../shared/composition-root';
 import { preloadArgon2 } from '../shared/auth/child/secret-hasher';
-import { WORKER_TERMINATE_GRACE_MS } from '../shared/lifecycle/shutdown-timings';
+import { ANSWERS_LEAVE_MS, WORKER_TERMINATE_GRACE_MS } from '../shared/lifecycle/shutdown-timings';
 import { errorFields, type Logger } from '../shared/logging/logger';
 
 /**
@@ -19,6 +19,8 @@ import { errorFields, type Logger } from '../shared/logging/logger';
  *   and after which the worker exits. That hook carries no grace period (the library's
  *   `AppTerminateContext` has hook data only), and the host kills the worker 5 s after the message,
  *   so the hook schedules the shutdown within those 5 s unless a signal already scheduled it sooner.
+ * Either way the process ends right after the stop (the worker calls `process.exit` as soon as the
+ * hook resolves), so the stop ends by letting the answers of the work it drained leave first.
  */
 // The settings are read while the app loads (here, and by the first `endpoint()` or schedule of
 // the files before this one): a bad setting stops it before the worker answers the host
@@ -62,6 +64,18 @@ async function runStop(): Promise<void> {
   logger.info('app stopped');
 }
 
+/**
+ * Gives the answers of the invocations the stop drained time to leave the process before it ends:
+ * the worker writes an answer to its gRPC stream only after the handler settled, and HTTP/2 sends
+ * it on a later turn of the event loop, while the worker exits as soon as the `appTerminate` hooks
+ * resolve. One turn of the loop, then `ANSWERS_LEAVE_MS`, never past the exit point.
+ */
+async function letAnswersLeave(): Promise<void> {
+  const { shutdown } = appServices();
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, Math.min(ANSWERS_LEAVE_MS, shutdown.remainingMs('exit'))));
+}
+
 /** A signal: stop, then end the process, which no host does for the app on a signal. */
 function onSignal(signal: NodeJS.Signals): void {
   const { shutdown, logger } = appServices();
@@ -75,7 +89,9 @@ function onSignal(signal: NodeJS.Signals): void {
     );
     process.exit(1);
   }, exitMs).unref();
-  void stopApp().then(() => process.exit(0));
+  void stopApp()
+    .then(letAnswersLeave)
+    .then(() => process.exit(0));
 }
 
 /**
@@ -126,6 +142,8 @@ async function beginWarmUp(): Promise<{ warmedUp: Promise<unknown> }> {
 app.hook.appTerminate(async () => {
   beginShutdown('app_terminate', WORKER_TERMINATE_GRACE_MS);
   await stopApp();
+  // The worker exits the moment this hook resolves (`terminateWorker`: hooks, then `process.exit`).
+  await letAnswersLeave();
 });
 
 /** Waits for `work` at most `ms`: an unreachable telemetry backend must not hold the exit. */

@@ -20,6 +20,15 @@ export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 30;
  */
 export const WORKER_TERMINATE_GRACE_MS = 5_000;
 
+/**
+ * How long the stop waits, once the work it drained has settled, before it lets the process end:
+ * an invocation's answer leaves through the worker's gRPC stream only after the handler settled
+ * (the library converts the result, the worker writes it, HTTP/2 sends it on a later turn of the
+ * event loop), and the Node.js worker calls `process.exit` as soon as the `appTerminate` hooks
+ * resolve. A few turns suffice on a local socket; this leaves room for a busy loop.
+ */
+export const ANSWERS_LEAVE_MS = 100;
+
 /** The most the steps after the deadline are given: releasing rows, flushing telemetry, closing the database. */
 const MAX_MARGIN_MS = 10_000;
 
