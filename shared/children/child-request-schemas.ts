@@ -23,7 +23,7 @@ const newUsername = () =>
     z.superRefine((value: string, ctx) => {
       const checked = checkUsername(value);
       if (!checked.ok) {
-        ctx.addIssue({ code: 'custom', message: USERNAME_RULE_DETAIL, params: { fieldCode: USERNAME_RULE_FIELD_CODES[checked.rule] }, input: value });
+        ctx.addIssue({ code: 'custom', message: USERNAME_RULE_DETAIL, params: { fieldCode: USERNAME_RULE_FIELD_CODES[checked.rule] } });
       }
     }),
     z.maxLength(64),
