@@ -1,6 +1,5 @@
 import { app } from '@azure/functions';
-import { appConfig, appSecretHasher, appServices } from '../shared/composition-root';
-import { preloadArgon2 } from '../shared/auth/child/secret-hasher';
+import { appConfig, appServices } from '../shared/composition-root';
 import { ANSWERS_LEAVE_MS, WORKER_TERMINATE_GRACE_MS } from '../shared/lifecycle/shutdown-timings';
 import { errorFields, type Logger } from '../shared/logging/logger';
 
@@ -107,37 +106,17 @@ if (!processState[SIGNALS_INSTALLED]) {
   process.once('SIGINT', onSignal);
 }
 
-app.hook.appStart(async () => {
-  // The dummy hash for unknown child usernames is made now: made on the first unknown username,
-  // it would make that answer slower than a wrong PIN's and tell that the name does not exist. It
-  // runs on libuv's pool, and the worker answers the host only once this hook is done, so the
-  // services are built on the main thread meanwhile rather than before it, while the app loaded.
-  const { warmedUp } = await beginWarmUp();
-  const { config, logger } = appServices();
-  logger.info({ appEnv: config.appEnv, nodeVersion: process.version, database: config.database.kind }, 'app started');
-  const failure = await warmedUp;
-  if (failure !== undefined) logger.error({ errorCode: 'internal_error', ...errorFields(failure) }, 'child secret hasher warm-up failed');
+app.hook.appStart(() => {
+  // The worker answers the host only once this hook is done, and the host sends nothing before, so
+  // the hook holds nothing a request can do later. The services (logger, telemetry facade, HTTP
+  // pipeline) are built on the next turn of the event loop, after the worker's answer went out, and
+  // by the first invocation if it comes sooner (`appServices()`). The child sign-in's dummy hash is
+  // shipped with the hasher (`dummyArgon2idHash`), nothing is computed for it.
+  setImmediate(() => {
+    const { config, logger } = appServices();
+    logger.info({ appEnv: config.appEnv, nodeVersion: process.version, database: config.database.kind }, 'app started');
+  });
 });
-
-/**
- * Loads argon2, then begins the dummy hash and lets it reach libuv's pool (one turn of the event
- * loop: the hasher's queue and argon2's own steps hand it over) before the caller takes the main
- * thread. `warmedUp` settles when the hash is done, with its error or undefined: it never rejects,
- * so no failure goes unhandled while the caller builds the services.
- */
-async function beginWarmUp(): Promise<{ warmedUp: Promise<unknown> }> {
-  const failed = (error: unknown): unknown => error ?? new Error('the dummy hash failed');
-  try {
-    await preloadArgon2();
-  } catch (error) {
-    return { warmedUp: Promise.resolve(failed(error)) };
-  }
-  const warmedUp = appSecretHasher()
-    .warmUp()
-    .then(() => undefined, failed);
-  await new Promise((resolve) => setImmediate(resolve));
-  return { warmedUp };
-}
 
 app.hook.appTerminate(async () => {
   beginShutdown('app_terminate', WORKER_TERMINATE_GRACE_MS);

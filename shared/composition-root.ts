@@ -180,7 +180,6 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
 
 let processConfig: Config | undefined;
 let services: AppServices | undefined;
-let processHasher: SecretHasher | undefined;
 
 /**
  * The process's settings, parsed from `process.env` on first use. Function files read them while
@@ -201,26 +200,15 @@ export function appConfig(): Config {
 }
 
 /**
- * The process's Argon2id hasher, apart from the other services so that the app's start hook can
- * begin its warm-up (on libuv's pool) before it builds the rest on the main thread.
- */
-export function appSecretHasher(): SecretHasher {
-  const config = appConfig();
-  processHasher ??= createSecretHasher({ pepper: config.childSecretPepper, threadPoolSize: config.threadPoolSize, ...config.hashQueue });
-  return processHasher;
-}
-
-/**
  * The process's services, built on first use from `appConfig()`. Not while the function files
- * load: the Functions worker answers the host once registration is done and the `appStart` hooks
- * have run, and `app-lifecycle.ts`'s hook builds them while the hasher's warm-up runs on libuv's
- * pool, so the logger, telemetry facade and pipelines cost that wait instead of adding to it. A
- * request or message that comes first builds them itself.
+ * load, nor in the `appStart` hook: the Functions worker answers the host only once registration is
+ * done and those hooks have run. `app-lifecycle.ts`'s hook has them built on the next turn of the
+ * event loop, after the answer; a request or message that comes first builds them itself.
  */
 export function appServices(): AppServices {
   if (!services) {
     try {
-      services = buildAppServices(process.env, { config: appConfig(), childSecretHasher: appSecretHasher() });
+      services = buildAppServices(process.env, { config: appConfig() });
     } catch (error) {
       exitOnConfigError(error);
     }

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { DependencyUnavailableError } from '../../errors/dependency-unavailable';
 import {
   ARGON2ID,
+  ARGON2ID_PARAMS,
   createSecretHasher,
+  dummyArgon2idHash,
   HashingOverloadedError,
   hashingConcurrency,
   nativeArgon2,
@@ -284,16 +286,20 @@ describe('the waiting line (issue 17)', () => {
 });
 
 describe('verifyDummy', () => {
-  it('costs exactly one real verification each time, against one dummy hash made lazily with the current parameters and pepper', async () => {
+  it('costs exactly one real verification each time, with the pepper, against the dummy hash of the current parameters', async () => {
     const { engine, seen } = watchedArgon2();
-    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP, engine });
-    expect(seen.hashes).toBe(0);
+    const verifyOptions: argon2.VerifyOptions[] = [];
+    const hasher = createSecretHasher({
+      pepper: PEPPER,
+      params: CHEAP,
+      engine: { ...engine, verify: (digest, secret, options) => (verifyOptions.push(options), engine.verify(digest, secret, options)) },
+    });
     await Promise.all([hasher.verifyDummy('284915'), hasher.verifyDummy('violet-kangaroo')]);
     await hasher.verifyDummy('284915');
-    expect(seen.hashes).toBe(1);
+    expect(seen.hashes).toBe(0);
     expect(seen.verifications).toBe(3);
-    expect(seen.hashOptions[0]).toMatchObject({ type: argon2.argon2id, ...CHEAP, secret: Buffer.from(PEPPER) });
-    expect(hasher.stats).toMatchObject({ hashes: 1, verifications: 3, dummyVerifications: 3 });
+    expect(verifyOptions).toEqual(Array(3).fill({ secret: Buffer.from(PEPPER) }));
+    expect(hasher.stats).toMatchObject({ hashes: 0, verifications: 3, dummyVerifications: 3 });
 
     const before = hasher.stats.verifications;
     const digest = await hasher.hash('violet-kangaroo');
@@ -314,23 +320,37 @@ describe('verifyDummy', () => {
     expect(real).toBe(2);
   });
 
-  it('can make the dummy hash ahead of time, and tries again after a failure', async () => {
-    let failNext = true;
+  it('verifies the first unknown secret against a shipped dummy hash of its parameters, computing no hash', async () => {
     const { engine, seen } = watchedArgon2();
-    const flaky: Argon2Engine = {
-      hash: (secret, options) => {
-        if (failNext) {
-          failNext = false;
-          return Promise.reject(new Error('out of memory'));
-        }
-        return engine.hash(secret, options);
+    const digests: string[] = [];
+    const watched: Argon2Engine = {
+      hash: engine.hash,
+      verify: (digest, secret, options) => {
+        digests.push(digest);
+        return engine.verify(digest, secret, options);
       },
-      verify: engine.verify,
     };
-    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP, engine: flaky });
-    await expect(hasher.warmUp()).rejects.toThrow('out of memory');
-    await hasher.warmUp();
+    const hasher = createSecretHasher({ pepper: PEPPER, params: CHEAP, engine: watched });
     await hasher.verifyDummy('284915');
-    expect(seen).toMatchObject({ hashes: 1, verifications: 1 });
+    expect(seen).toMatchObject({ hashes: 0, verifications: 1 });
+    expect(hasher.stats).toMatchObject({ hashes: 0, verifications: 1, dummyVerifications: 1 });
+    expect(digests).toEqual([dummyArgon2idHash(CHEAP)]);
+    // A stored hash of the same parameters has the same shape: Argon2id v=19, 16-byte salt, 32-byte digest.
+    const stored = await hasher.hash('284915');
+    const shape = (digest: string) => {
+      const [, variant, version, parameters, salt = '', hash = ''] = digest.split('$');
+      return [variant, version, parameters, Buffer.from(salt, 'base64').length, Buffer.from(hash, 'base64').length].join(' ');
+    };
+    expect(shape(dummyArgon2idHash(CHEAP))).toBe(shape(stored));
+    expect(shape(stored)).toBe('argon2id v=19 m=1024,t=1,p=1 16 32');
+  });
+
+  it('ships a dummy hash of the production parameters that argon2 reads and that no secret matches', async () => {
+    const dummy = dummyArgon2idHash(ARGON2ID_PARAMS);
+    expect(dummy).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(argon2.needsRehash(dummy, { ...ARGON2ID_PARAMS, version: 0x13 })).toBe(false);
+    for (const secret of ['', '284915', 'dummy secret that no account holds']) {
+      expect(await argon2.verify(dummy, secret, { secret: Buffer.from(PEPPER) })).toBe(false);
+    }
   });
 });

@@ -63,15 +63,6 @@ function loadArgon2(): Promise<Argon2Module> {
   return argon2Module;
 }
 
-/**
- * Loads the argon2 package now (it is otherwise loaded by the first hash). The app's start hook
- * waits for it before the dummy hash, so that the hash is on libuv's pool while the main thread
- * builds the services.
- */
-export async function preloadArgon2(): Promise<void> {
-  await loadArgon2();
-}
-
 /** The real argon2 binding. */
 export const nativeArgon2: Argon2Engine = {
   hash: async (secret, options) => (await loadArgon2()).hash(secret, options),
@@ -135,7 +126,7 @@ export interface SecretHasherOptions {
 
 /** Counters for tests and diagnostics; they hold no secrets. */
 export interface SecretHasherStats {
-  /** Argon2 hash computations started, the dummy hash included. */
+  /** Argon2 hash computations started (the dummy hash is shipped, never computed). */
   readonly hashes: number;
   /** Argon2 verifications started, dummy verifications included. */
   readonly verifications: number;
@@ -214,13 +205,29 @@ export interface SecretHasher {
    * verification costs: response times must not reveal which usernames exist.
    */
   verifyDummy(secret: string, work?: HashWork): Promise<void>;
-  /** Makes the dummy hash now (optional), so the first unknown username does not pay for it. */
-  warmUp(): Promise<void>;
   readonly stats: SecretHasherStats;
 }
 
-/** Any value works: the dummy hash only has to cost a verification, and nothing ever accepts it. */
-const DUMMY_SECRET = 'dummy secret that no account holds';
+/**
+ * The salt and digest of the dummy hash: fixed bytes, not the hash of anything. A verification
+ * costs what the PHC string's parameters say whatever its salt and digest hold (the same memory,
+ * passes and lanes, then a comparison of 32 bytes), so a wrong secret against a real account and
+ * any secret against this string do the same work; no secret gives these 32 bytes (a 2^-256
+ * chance), so nothing is ever accepted. Shipped rather than computed: a dummy hash made at start
+ * would hold up the app's start hook (the host waits for it), and one made on the first unknown
+ * username would make that answer slower than a wrong PIN's and tell that the name does not exist.
+ * The lengths are node-argon2's defaults, those of every stored hash (16-byte salt, 32-byte digest).
+ */
+const DUMMY_SALT = Buffer.alloc(16, 0x5a).toString('base64').replace(/=+$/, '');
+const DUMMY_DIGEST = Buffer.alloc(32, 0xa5).toString('base64').replace(/=+$/, '');
+
+/**
+ * The dummy hash for `params`: an Argon2id (v=19) PHC string with the parameters of the hashes the
+ * hasher makes, so that verifying against it costs what verifying against a stored hash costs.
+ */
+export function dummyArgon2idHash(params: Readonly<Argon2Params>): string {
+  return `$argon2id$v=19$m=${params.memoryCost},t=${params.timeCost},p=${params.parallelism}$${DUMMY_SALT}$${DUMMY_DIGEST}`;
+}
 
 /** node-argon2 writes the parameters as m,p,t; the reference encoding (RFC 9106, libargon2) is m,t,p. */
 const NODE_ARGON2_PARAMETER_ORDER = /^(\$argon2id\$v=\d+\$)m=(\d+),p=(\d+),t=(\d+)\$/;
@@ -242,7 +249,7 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
     maxWaitMs: options.maxWaitMs ?? DEFAULT_HASH_QUEUE.maxWaitMs,
   });
   const counts = { hashes: 0, verifications: 0, dummyVerifications: 0, maxInFlight: 0, refused: 0 };
-  let dummyHash: Promise<string> | undefined;
+  const dummyHash = dummyArgon2idHash(params);
 
   const limited = async <T>(work: HashWork | undefined, compute: () => Promise<T>): Promise<T> => {
     try {
@@ -288,14 +295,6 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
     return (await verifyOnce(storedHash, legacy, work)) ? 'legacy' : false;
   };
 
-  const loadDummyHash = (work?: HashWork): Promise<string> => {
-    dummyHash ??= hash(DUMMY_SECRET, work).catch((error: unknown) => {
-      dummyHash = undefined;
-      throw error;
-    });
-    return dummyHash;
-  };
-
   return {
     hash,
     async verify(storedHash, secret, work) {
@@ -304,13 +303,9 @@ export function createSecretHasher(options: SecretHasherOptions): SecretHasher {
       return { valid: true, needsRehash: matched === 'legacy' || hashNeedsRehash(await loadArgon2(), storedHash, params) };
     },
     async verifyDummy(secret, work) {
-      const digest = await loadDummyHash(work);
       counts.dummyVerifications += 1;
       // The same verifications as a wrong secret for a real account: never a match, so both forms.
-      await matchForms(digest, secret, work);
-    },
-    async warmUp() {
-      await loadDummyHash();
+      await matchForms(dummyHash, secret, work);
     },
     stats: {
       get hashes() {

@@ -62,6 +62,7 @@ async function post(body: Record<string, string>) {
     answer,
     verifications: h.hasher.stats.verifications - before.verifications,
     dummyVerifications: h.hasher.stats.dummyVerifications - before.dummyVerifications,
+    hashes: h.hasher.stats.hashes - before.hashes,
     digests: verifiedDigests.slice(before.digests),
   };
 }
@@ -88,8 +89,8 @@ describe('unknown username, wrong PIN, locked account', () => {
     await h.createChild(parent, 'canary-kid-locked', lockedPin);
     h.canaries.add('8402617');
     await lockByFailures(h, 'canary-kid-locked', '8402617');
-    // The dummy hash exists before the comparison (made on the first unknown username otherwise).
-    await h.hasher.warmUp();
+    // Nothing warmed up: the unknown username below is the hasher's first dummy verification.
+    expect(h.hasher.stats.dummyVerifications).toBe(0);
     const accountParams = paramsOf(h.rows<{ secretHash: string }>('SELECT secretHash FROM ChildAccounts')[0]?.secretHash);
     expect(accountParams).toBe('m=1024,t=1,p=1');
 
@@ -114,6 +115,9 @@ describe('unknown username, wrong PIN, locked account', () => {
     // Exactly one verification each; the dummy one only for the unknown username.
     expect([unknown.verifications, wrong.verifications, locked.verifications]).toEqual([1, 1, 1]);
     expect([unknown.dummyVerifications, wrong.dummyVerifications, locked.dummyVerifications]).toEqual([1, 0, 0]);
+    // The first unknown username computes no hash of its own (a dummy hash made then would make its
+    // answer slower than a wrong PIN's).
+    expect([unknown.hashes, wrong.hashes, locked.hashes]).toEqual([0, 0, 0]);
     // The dummy hash is made with the current parameters, like the account hashes.
     expect(unknown.digests.map(paramsOf)).toEqual([accountParams]);
     expect(wrong.digests.map(paramsOf)).toEqual([accountParams]);
