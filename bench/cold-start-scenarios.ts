@@ -97,11 +97,19 @@ export function coldStartCases(tmpDir: string): ColdStartCase[] {
     entries: [appEntry],
     env: { ...PRODUCTION_SETTINGS, ...env },
     compileCache,
+    invoke: 'health',
   });
   const main = path.relative(PROJECT_ROOT, appEntry);
   return [
     {
-      scenario: { label: 'Bare app (one `app.http`, the quick start\'s)', appRoot: bare.appRoot, entries: [bare.entry], env: {}, compileCache: 'warm' },
+      scenario: {
+        label: 'Bare app (one `app.http`, the quick start\'s)',
+        appRoot: bare.appRoot,
+        entries: [bare.entry],
+        env: {},
+        compileCache: 'warm',
+        invoke: 'hello',
+      },
       about: 'the baseline',
     },
     {

@@ -1,5 +1,6 @@
 import { renderArgon2Section } from './argon2-report';
 import { coldStartGoals, renderColdStartSection, type ColdStartMeasurement } from './cold-start-report';
+import { firstSignInGoals, renderFirstSignInSection, type FirstSignInMeasurement } from './first-sign-in';
 import type { FanoutMeasurement } from './fanout';
 import { fanoutGoals, renderFanoutSection } from './fanout-report';
 import { hashFairnessGoals, renderHashFairnessSection, type HashFairnessMeasurement } from './hash-fairness';
@@ -40,6 +41,7 @@ export interface BenchResults {
   memory?: MemoryMeasurement;
   hashFairness?: HashFairnessMeasurement;
   coldStart?: ColdStartMeasurement;
+  firstSignIn?: FirstSignInMeasurement;
   logger?: LoggerCostResult;
   fanout?: FanoutMeasurement;
 }
@@ -48,6 +50,7 @@ export interface BenchResults {
 export function goalRows(r: BenchResults): GoalRow[] {
   return [
     ...(r.coldStart ? coldStartGoals(r.coldStart) : []),
+    ...(r.firstSignIn ? firstSignInGoals(r.firstSignIn) : []),
     ...(r.logger ? loggerGoals(r.logger) : []),
     ...(r.http ? httpGoals(r.http) : []),
     ...(r.memory ? memoryGoals(r.memory) : []),
@@ -123,6 +126,7 @@ export function renderReport(r: BenchResults): string {
     ...header(r),
     ...goalSummary(r),
     ...(r.coldStart ? renderColdStartSection(r.coldStart) : []),
+    ...(r.firstSignIn ? renderFirstSignInSection(r.firstSignIn) : []),
     ...(r.logger ? renderLoggerSection(r.logger) : []),
     ...(r.http ? renderHttpSection(r.http) : []),
     ...(r.argon2 ? renderArgon2Section(r.argon2) : []),

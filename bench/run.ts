@@ -5,6 +5,7 @@ import { BENCH_TMP, PROJECT_ROOT } from './bench-host';
 import { measureColdStarts } from './cold-start/measure';
 import { profileColdStart } from './cold-start-profile';
 import { coldStartMeasurement } from './cold-start-report';
+import { measureFirstSignIns } from './first-sign-in';
 import { coldStartCases, telemetryReadyScenarios } from './cold-start-scenarios';
 import { measureFanout } from './fanout';
 import { measureHashFairness, type HashFairnessPlan } from './hash-fairness';
@@ -64,6 +65,8 @@ const PLAN = {
    * backend to be ready (Application Insights takes seconds) is informational, and costs 5 rounds.
    */
   coldStart: { rounds: 10, profiledStarts: 3, telemetryReadyRounds: 5 },
+  /** Issue 27: the first sign-ins of fresh processes against warm ones. */
+  firstSignIn: { rounds: 5, warm: 20 },
   logger: { lines: 20_000, repeats: 10 },
   /**
    * Issue 4. Four batch messages at a time (runFanoutInProcess's default) already keep the worker's
@@ -133,6 +136,10 @@ async function measure(options: BenchOptions): Promise<BenchResults> {
       const telemetryReady = { rounds: PLAN.coldStart.telemetryReadyRounds, results: await measureColdStarts(readyScenarios, { rounds: PLAN.coldStart.telemetryReadyRounds, tmpDir }) };
       return coldStartMeasurement(cases, measured, PLAN.coldStart.rounds, { ...(profiles ? { profiles } : {}), telemetryReady });
     });
+  }
+  if (selected('first-sign-in')) {
+    note(`first sign-ins: ${PLAN.firstSignIn.rounds} rounds of 4 fresh hosts`);
+    results.firstSignIn = await section('first-sign-in', () => measureFirstSignIns({ ...PLAN.firstSignIn, pepper: HOST_PLAN.pepper }, note));
   }
   if (selected('logger')) {
     note(`log lines: project logger against plain pino, ${PLAN.logger.lines} lines × ${PLAN.logger.repeats} repeats per shape`);

@@ -26,6 +26,11 @@ export interface ColdStartScenario {
    * registration (`ColdStartSample.telemetryReadyMs`): its load is off the registration path, not free.
    */
   waitForTelemetry?: boolean;
+  /**
+   * An HTTP function to invoke right after ready (`health` for the app, `hello` for the bare app):
+   * the first invocation's time, and a second one's, go into the sample.
+   */
+  invoke?: string;
 }
 
 export interface ColdStartSample {
@@ -34,8 +39,11 @@ export interface ColdStartSample {
   cpuMs: number;
   modules: number;
   registrations: number;
-  /** ms since the process began until the app's `appStart` hooks were done: when the worker answers the host. */
+  /** ms since the process began until the app's `appStart` hooks were done: when the worker answers the host (the judged figure). */
   readyMs: number;
+  /** With `invoke`: ms of the first invocation right after ready, and of the one after it. */
+  firstInvocationMs?: number;
+  secondInvocationMs?: number;
   /** With `waitForTelemetry`: ms from spawn to the `telemetry ready` line, and the backend it named. */
   telemetryReadyMs?: number;
   telemetryBackend?: string;
@@ -49,8 +57,10 @@ export interface ColdStartResult {
   registrations: number;
   /** Each round's time ÷ the baseline's in the same round: min / median / max. */
   ratio: Spread;
-  /** Until the `appStart` hooks were done (`ColdStartSample.readyMs`), and each round's ÷ the baseline's. */
+  /** Until the `appStart` hooks were done (`ColdStartSample.readyMs`), and each round's ÷ the baseline's: the judged figure. */
   ready: { ms: Spread; ratio: Spread };
+  /** With `invoke`: the first invocation after ready and the second, ms, and the first ÷ the baseline's first. */
+  invocation?: { first: Spread; second: Spread; firstRatio: Spread };
   /** With `waitForTelemetry`: when the backend was ready (ms from spawn), and which it was. */
   telemetryReady?: { ms: Spread; backend: string };
 }
@@ -61,7 +71,7 @@ const PROBE = path.join(__dirname, 'probe.js');
 const TELEMETRY_WAIT_MS = 30_000;
 
 async function startOnce(scenario: ColdStartScenario, cacheDir: string | undefined): Promise<ColdStartSample> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...scenario.env };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...scenario.env, ...(scenario.invoke ? { BENCH_PROBE_INVOKE: scenario.invoke } : {}) };
   if (cacheDir) env.NODE_COMPILE_CACHE = cacheDir;
   if (scenario.waitForTelemetry) return startAndWaitForTelemetry(scenario, env);
   const { stdout } = await run(process.execPath, [PROBE, scenario.appRoot, ...scenario.entries], { env, maxBuffer: 16 * 1024 ** 2 });
@@ -156,6 +166,15 @@ export async function measureColdStarts(
           ms: spread(own.map((s) => s.readyMs)),
           ratio: spread(own.map((s, round) => s.readyMs / (baseline[round]?.readyMs ?? Number.NaN))),
         },
+        ...(scenario.invoke
+          ? {
+              invocation: {
+                first: spread(own.map((s) => s.firstInvocationMs ?? Number.NaN)),
+                second: spread(own.map((s) => s.secondInvocationMs ?? Number.NaN)),
+                firstRatio: spread(own.map((s, round) => (s.firstInvocationMs ?? Number.NaN) / (baseline[round]?.firstInvocationMs ?? Number.NaN))),
+              },
+            }
+          : {}),
         ...(scenario.waitForTelemetry
           ? { telemetryReady: { ms: spread(own.map((s) => s.telemetryReadyMs ?? Number.NaN)), backend: own[0]?.telemetryBackend ?? 'unknown' } }
           : {}),

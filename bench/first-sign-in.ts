@@ -1,0 +1,186 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { CHILD_PIN, childUsername, createChildren, signInAdults, WRONG_PIN, type Adult } from './accounts';
+import { BENCH_TMP, startBenchHost } from './bench-host';
+import { GOALS, verdictOf, verdictText, type GoalRow } from './goals';
+import { createClient, type BenchRequest } from './http-client';
+import { startIdentityProvider } from './id-provider';
+import { ms, spreadText, table, times } from './markdown';
+import { median, spread, type Spread } from './stats';
+
+/**
+ * Issue 27, point 1: what the first sign-in of a fresh process costs against a warm one, and
+ * unknown username against wrong PIN from the very first request. Each round starts four fresh
+ * local hosts on one seeded SQLite database, one after another, each answering a different first
+ * request: a child sign-in, an adult sign-in, an unknown username, a wrong PIN; the first two then
+ * answer `warm` more of the same, whose median is the warm figure of that process. Every request
+ * comes from an address of its own (one trusted proxy hop), and every wrong PIN goes to a child of
+ * its own, so no throttle answers instead of the sign-in.
+ */
+
+export interface FirstSignInPlan {
+  rounds: number;
+  /** Sign-ins after the first, on the same process: their median is the warm time. */
+  warm: number;
+  pepper: string;
+}
+
+type FirstKind = 'child' | 'adult' | 'unknown' | 'wrongPin';
+const KINDS: readonly FirstKind[] = ['child', 'adult', 'unknown', 'wrongPin'];
+
+export interface FirstSignInRound {
+  /** The first request of a fresh host, ms, by kind. */
+  first: Record<FirstKind, number>;
+  /** The median of the warm sign-ins after it (child and adult only), ms. */
+  warm: { child: number; adult: number };
+}
+
+export interface FirstSignInMeasurement {
+  plan: FirstSignInPlan;
+  rounds: FirstSignInRound[];
+  child: { first: Spread; warm: Spread; ratio: Spread };
+  adult: { first: Spread; warm: Spread; ratio: Spread };
+  /** The first unknown username ÷ the first wrong PIN, per round. */
+  unknownVsWrongPin: { unknown: Spread; wrongPin: Spread; ratio: Spread };
+}
+
+/** Runs the rounds; throws when a host or an answer is not as expected. */
+export async function measureFirstSignIns(plan: FirstSignInPlan, note: (message: string) => void): Promise<FirstSignInMeasurement> {
+  const idp = await startIdentityProvider();
+  const sqlitePath = path.join(BENCH_TMP, 'first-sign-in.sqlite');
+  rmSync(sqlitePath, { force: true });
+  const settings = {
+    APP_ENV: 'test',
+    LOG_LEVEL: 'info',
+    SQLITE_PATH: sqlitePath,
+    IDP_JWKS_URI: idp.jwksUri,
+    IDP_ISSUER: idp.issuer,
+    IDP_AUDIENCE: idp.audience,
+    CHILD_SECRET_PEPPER: plan.pepper,
+    TRUST_PROXY_HOPS: '1',
+    UV_THREADPOOL_SIZE: '2',
+  };
+  try {
+    // The seed: one adult, child 0 for the right PIN and one child per round for a wrong one.
+    const seed = await startBenchHost(settings);
+    let adult: Adult | undefined;
+    try {
+      const client = createClient(seed.baseUrl, 4);
+      [adult] = await signInAdults(client, idp, 1);
+      if (!adult) throw new Error('no adult signed in');
+      await createChildren(client, adult, plan.rounds + 1);
+      client.close();
+    } finally {
+      await seed.stop();
+    }
+    const parent = adult;
+    let address = 0;
+    const requestOf = (kind: FirstKind, round: number): BenchRequest => {
+      address += 1;
+      const headers = { 'x-forwarded-for': `198.51.${100 + Math.floor(address / 250)}.${(address % 250) + 1}` };
+      switch (kind) {
+        case 'adult':
+          return { method: 'POST', path: '/api/v1/auth/session', headers, body: { idToken: parent.idToken } };
+        case 'child':
+          return { method: 'POST', path: '/api/v1/auth/child-session', headers, body: { username: childUsername(0), pin: CHILD_PIN } };
+        case 'unknown':
+          return { method: 'POST', path: '/api/v1/auth/child-session', headers, body: { username: `bench-nobody-${round}`, pin: WRONG_PIN } };
+        case 'wrongPin':
+          return { method: 'POST', path: '/api/v1/auth/child-session', headers, body: { username: childUsername(round + 1), pin: WRONG_PIN } };
+      }
+    };
+    const expected: Record<FirstKind, number> = { child: 200, adult: 200, unknown: 401, wrongPin: 401 };
+
+    const rounds: FirstSignInRound[] = [];
+    for (let round = 0; round < plan.rounds; round += 1) {
+      const first = {} as Record<FirstKind, number>;
+      const warm = { child: Number.NaN, adult: Number.NaN };
+      // The kinds take turns within the round, their order turning each round.
+      for (let turn = 0; turn < KINDS.length; turn += 1) {
+        const kind = KINDS[(turn + round) % KINDS.length] as FirstKind;
+        const host = await startBenchHost(settings);
+        const client = createClient(host.baseUrl, 1);
+        try {
+          const answer = await client.send(requestOf(kind, round));
+          if (answer.status !== expected[kind]) throw new Error(`first ${kind} sign-in answered ${answer.status}: ${answer.body}`);
+          first[kind] = answer.ms;
+          if (kind === 'child' || kind === 'adult') {
+            const times: number[] = [];
+            for (let index = 0; index < plan.warm; index += 1) {
+              const again = await client.send(requestOf(kind, round));
+              if (again.status !== 200) throw new Error(`warm ${kind} sign-in answered ${again.status}: ${again.body}`);
+              times.push(again.ms);
+            }
+            warm[kind] = median(times);
+          }
+        } finally {
+          client.close();
+          await host.stop();
+        }
+      }
+      rounds.push({ first, warm });
+      note(`first sign-ins, round ${round + 1}/${plan.rounds}: child ${ms(first.child)} ms (warm ${ms(warm.child)}), adult ${ms(first.adult)} ms (warm ${ms(warm.adult)}), unknown ${ms(first.unknown)} ms, wrong PIN ${ms(first.wrongPin)} ms`);
+    }
+    const of = (pick: (r: FirstSignInRound) => number): Spread => spread(rounds.map(pick));
+    return {
+      plan,
+      rounds,
+      child: { first: of((r) => r.first.child), warm: of((r) => r.warm.child), ratio: of((r) => r.first.child / r.warm.child) },
+      adult: { first: of((r) => r.first.adult), warm: of((r) => r.warm.adult), ratio: of((r) => r.first.adult / r.warm.adult) },
+      unknownVsWrongPin: {
+        unknown: of((r) => r.first.unknown),
+        wrongPin: of((r) => r.first.wrongPin),
+        ratio: of((r) => r.first.unknown / r.first.wrongPin),
+      },
+    };
+  } finally {
+    await idp.close();
+  }
+}
+
+/** Within `tolerance` of 1 either way. */
+const within = (ratio: number, tolerance: number): boolean => Math.abs(ratio - 1) <= tolerance;
+
+/** The goal rows: the first child sign-in against a warm one, the first unknown username against the first wrong PIN; the adult's is informational. */
+export function firstSignInGoals(m: FirstSignInMeasurement): GoalRow[] {
+  return [
+    {
+      goal: `First child sign-in of a fresh process: ≤ ${GOALS.firstChildSignIn}× a warm one (issue 27)`,
+      figure: `${spreadText(m.child.ratio, times)} (first ${ms(m.child.first.median)} ms, warm ${ms(m.child.warm.median)} ms, medians)`,
+      verdict: verdictOf(m.child.ratio.median <= GOALS.firstChildSignIn),
+    },
+    {
+      goal: `First sign-in of a fresh process, unknown username ÷ wrong PIN: within ${GOALS.timingTolerance * 100} % (issue 27)`,
+      figure: `${spreadText(m.unknownVsWrongPin.ratio, times)} (${ms(m.unknownVsWrongPin.unknown.median)} against ${ms(m.unknownVsWrongPin.wrongPin.median)} ms, medians)`,
+      verdict: verdictOf(within(m.unknownVsWrongPin.ratio.median, GOALS.timingTolerance)),
+    },
+    {
+      goal: 'First adult sign-in of a fresh process ÷ a warm one (no figure set)',
+      figure: `${spreadText(m.adult.ratio, times)} (first ${ms(m.adult.first.median)} ms, warm ${ms(m.adult.warm.median)} ms, medians)`,
+      verdict: 'informational',
+    },
+  ];
+}
+
+export function renderFirstSignInSection(m: FirstSignInMeasurement): string[] {
+  const rows = firstSignInGoals(m);
+  return [
+    `## First sign-ins of a fresh process (${m.plan.rounds} rounds, issue 27)`,
+    '',
+    `Each round starts four fresh local hosts (\`dist/devhost/main.js\`, \`APP_ENV=test\`, SQLite, \`UV_THREADPOOL_SIZE=2\`) one after another on one seeded database, each sent a different first request: a child sign-in, an adult sign-in (an ID token from the bench's JWKS server on 127.0.0.1), an unknown username, a wrong PIN; the order turns each round. The child and adult hosts then answer ${m.plan.warm} more of the same, one at a time: their median is the warm figure, and the ratio is taken within each process. The first request includes everything the process left for later: opening the database (and, outside production, checking its migrations), loading argon2 or jose, fetching the JWKS. Times are the client's, from sending to the answer's last byte; the first request also opens its TCP connection.`,
+    '',
+    table(
+      ['First request', 'First, ms (min / median / max)', 'Warm median, ms (min / median / max)', 'First ÷ warm (min / median / max)'],
+      [
+        ['Child sign-in (200)', spreadText(m.child.first, ms), spreadText(m.child.warm, ms), spreadText(m.child.ratio, times)],
+        ['Adult sign-in (200)', spreadText(m.adult.first, ms), spreadText(m.adult.warm, ms), spreadText(m.adult.ratio, times)],
+        ['Unknown username (401)', spreadText(m.unknownVsWrongPin.unknown, ms), '–', '–'],
+        ['Wrong PIN (401)', spreadText(m.unknownVsWrongPin.wrongPin, ms), '–', '–'],
+      ],
+      3,
+    ),
+    '',
+    ...rows.map((row) => `- ${row.goal}: ${row.figure} — ${verdictText(row.verdict)}.`),
+    '',
+  ];
+}
