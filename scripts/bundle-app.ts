@@ -158,6 +158,22 @@ export async function bundleApp(projectRoot: string): Promise<{ bytes: number }>
     metafile: true,
     logLevel: 'warning',
   });
+  // The telemetry worker thread's script (`shared/telemetry/worker-telemetry.ts` starts it from the
+  // bundle's directory): a file of its own, the SDK still required from node_modules.
+  await esbuild.build({
+    entryPoints: [path.join(projectRoot, 'shared', 'telemetry', 'telemetry-worker.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'cjs',
+    outfile: path.join(outdir, 'telemetry-worker.js'),
+    external: [...LAZY_PACKAGES],
+    supported: { 'dynamic-import': false },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
   const bundled = readFileSync(path.join(outdir, 'functions.js'));
   writeFileSync(path.join(outdir, 'main.js'), mainSource({ sha256: createHash('sha256').update(bundled).digest('hex'), bytes: bundled.length }));
   const output = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('functions.js'));

@@ -121,7 +121,7 @@ export function createDeferredTelemetry(options: DeferredTelemetryOptions): Tele
 }
 
 /** `text` with every configured secret (at least 6 characters, to keep the line readable) replaced. */
-function withoutSecrets(text: string, secrets: readonly string[]): string {
+export function withoutSecrets(text: string, secrets: readonly string[]): string {
   return secrets
     .filter((secret) => secret.length >= 6)
     .sort((a, b) => b.length - a.length)

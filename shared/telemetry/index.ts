@@ -3,16 +3,19 @@
  * (OpenTelemetry over OTLP, Application Insights, or the log) happens here.
  *
  * The remote backends cost seconds and thousands of modules to load (`applicationinsights` brings
- * the whole OpenTelemetry Node SDK), so they are never loaded on the start-up path: the facade is
- * returned at once, loads its backend on the next turn of the event loop (after the functions are
- * registered) and keeps every call until then (`deferred-telemetry.ts`). Only `import type` of the
- * backend modules is allowed in this file and in anything else the start-up path imports.
+ * the whole OpenTelemetry Node SDK), so they never run on the main thread: the facade is returned
+ * at once, starts a worker thread on the next turn of the event loop that loads the SDK and owns
+ * its exporters, and posts every call to it through its message port (`worker-telemetry.ts`,
+ * `telemetry-worker.ts`). Only `import type` of the backend modules is allowed in this file and in
+ * anything else the main thread imports.
  */
+import type { LogLevel } from '../config';
 import type { Logger } from '../logging/logger';
 import { assertAppInsightsConnectionString } from './app-insights-connection';
 import { createDeferredTelemetry } from './deferred-telemetry';
-import { loadTelemetryBackend, type RemoteBackendSettings, type TelemetryBackendLoader } from './load-backend';
+import type { RemoteBackendSettings, TelemetryBackendLoader } from './load-backend';
 import { createLogOnlyTelemetry } from './log-only';
+import { createWorkerTelemetry } from './worker-telemetry';
 import { assertOtlpEndpoint } from './otlp-endpoint';
 import type { Telemetry } from './telemetry';
 
@@ -27,12 +30,17 @@ export interface CreateTelemetryOptions {
   logger: Logger;
   /** The `service` property of every item, and the resource's service name unless `otlp` names one. */
   serviceName: string;
-  /** Tests replace the dynamic `import()` of the backend modules. */
+  /**
+   * Tests load a backend of their own on the main thread instead (`deferred-telemetry.ts`: calls kept
+   * until it is loaded); by default the backend runs in a worker thread.
+   */
   loadBackend?: TelemetryBackendLoader;
-  /** Tests choose when the load starts; by default on the next turn of the event loop. */
+  /** Tests choose when the load (or the worker) starts; by default on the next turn of the event loop. */
   schedule?: (start: () => void) => void;
   /** Calls kept while the backend loads (default `DEFAULT_MAX_BUFFERED`). */
   maxBuffered?: number;
+  /** The longest the worker's `flush()` waits (default `WORKER_FLUSH_TIMEOUT_MS`). */
+  flushTimeoutMs?: number;
 }
 
 export type TelemetryBackend = 'otlp' | 'application-insights' | 'log-only';
@@ -68,7 +76,17 @@ export function createTelemetry(options: CreateTelemetryOptions): Telemetry {
       'two telemetry backends configured; OTEL_EXPORTER_OTLP_ENDPOINT wins',
     );
   }
-  const load = options.loadBackend ?? loadTelemetryBackend;
+  if (!options.loadBackend) {
+    const { logger: _logger, ...configured } = settings;
+    return createWorkerTelemetry({
+      settings: { ...configured, logLevel: logLevelOf(logger), secrets: secretsOf(settings) },
+      logger,
+      ...(options.schedule ? { schedule: options.schedule } : {}),
+      ...(options.maxBuffered === undefined ? {} : { maxBuffered: options.maxBuffered }),
+      ...(options.flushTimeoutMs === undefined ? {} : { flushTimeoutMs: options.flushTimeoutMs }),
+    });
+  }
+  const load = options.loadBackend;
   return createDeferredTelemetry({
     backend: settings.backend,
     load: () => load(settings),
@@ -107,4 +125,11 @@ function secretsOf(settings: RemoteBackendSettings): string[] {
   }
   const url = URL.parse(settings.endpoint);
   return [settings.endpoint, ...(url ? [url.href, url.username, url.password] : [])];
+}
+
+/** The logger's level as a contract level word (pino's extra levels fold into their neighbours). */
+function logLevelOf(logger: Logger): LogLevel {
+  const level: string = logger.level;
+  if (level === 'error' || level === 'warn' || level === 'info' || level === 'debug') return level;
+  return level === 'fatal' || level === 'silent' ? 'error' : 'debug';
 }

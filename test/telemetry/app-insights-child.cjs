@@ -13,7 +13,6 @@ const path = require('node:path');
 
 const dist = path.resolve(__dirname, '../../dist/shared');
 const { createTelemetry } = require(path.join(dist, 'telemetry/index.js'));
-const { createAppInsightsTelemetry } = require(path.join(dist, 'telemetry/app-insights.js'));
 const { createLogger } = require(path.join(dist, 'logging/logger.js'));
 const { runWithLogContext } = require(path.join(dist, 'logging/log-context.js'));
 
@@ -30,7 +29,13 @@ async function main() {
     await flushAgainstUnreachableEndpoint(input, logger);
     return;
   }
-  const telemetry = createTelemetry({ connectionString: input.connectionString, logger, serviceName: 'telemetry-child' });
+  if (input.mode === 'stop') {
+    await stopAgainstUnreachableEndpoint(input);
+    return;
+  }
+  // The SDK loads in a worker thread; the first flush below also waits for it to load, which can take
+  // seconds on a loaded machine, so its limit is wider than a shutdown's.
+  const telemetry = createTelemetry({ connectionString: input.connectionString, logger, serviceName: 'telemetry-child', flushTimeoutMs: 15_000 });
 
   // Tracked before the backend has loaded (the facade loads it on the next turn of the event loop):
   // kept, then replayed in its own chain's context. A chain that names its service (the fan-out's
@@ -81,7 +86,7 @@ async function main() {
   await telemetry.flush();
   const flushMs = Date.now() - started;
   await new Promise((resolve) => server.close(() => resolve(undefined)));
-  process.stdout.write(`${JSON.stringify({ childDone: true, flushMs, globals: globalTelemetryState(http) })}\n`);
+  process.stdout.write(`${JSON.stringify({ childDone: true, flushMs, globals: globalTelemetryState(http), sdkModulesOnMainThread: sdkModulesOnMainThread() })}\n`);
 }
 
 /**
@@ -102,11 +107,54 @@ function globalTelemetryState(http) {
   };
 }
 
+/** Modules of the telemetry SDK this (main) thread loaded: the SDK belongs to the worker thread. */
+function sdkModulesOnMainThread() {
+  return Object.keys(require.cache).filter((file) => /node_modules[\\/](applicationinsights|@opentelemetry|@azure[\\/]monitor)/.test(file)).length;
+}
+
+/**
+ * The app's stop against an ingestion endpoint that never answers, through the facade (its SDK in
+ * a worker thread) with its default flush limit: once the backend is ready, one event is tracked
+ * and flushed; the child then does not exit itself, and says when the process actually exited.
+ * @param {{ mode: 'stop', connectionString: string }} input
+ */
+async function stopAgainstUnreachableEndpoint(input) {
+  /** @type {(value?: unknown) => void} */
+  let onReady = () => undefined;
+  const ready = new Promise((resolve) => (onReady = resolve));
+  const logger = createLogger({
+    service: 'telemetry-child',
+    level: 'debug',
+    destination: {
+      write(/** @type {string} */ line) {
+        process.stdout.write(line);
+        if (line.includes('"telemetry ready"')) onReady();
+      },
+    },
+  });
+  // The telemetry worker never holds the process open (the Functions worker's own connection does in
+  // the app): this timer stands in for it until the flush has been asked for.
+  const host = setInterval(() => undefined, 1_000);
+  const telemetry = createTelemetry({ connectionString: input.connectionString, logger, serviceName: 'telemetry-child' });
+  await ready;
+  telemetry.trackEvent('telemetry.unreachable-test', { channel: 'push' });
+  telemetry.trackEvent('telemetry.unreachable-test', { channel: 'sms' });
+  const started = Date.now();
+  const flushed = telemetry.flush();
+  clearInterval(host);
+  await flushed;
+  const flushMs = Date.now() - started;
+  process.stdout.write(`${JSON.stringify({ childDone: true, flushMs })}\n`);
+  process.on('exit', () => process.stdout.write(`${JSON.stringify({ exitedAfterFlushStartMs: Date.now() - started })}\n`));
+}
+
 /**
  * @param {UnreachableInput} input
  * @param {ReturnType<typeof createLogger>} logger
  */
 async function flushAgainstUnreachableEndpoint(input, logger) {
+  // Required here: the other modes check that their main thread never loads the SDK.
+  const { createAppInsightsTelemetry } = require(path.join(dist, 'telemetry/app-insights.js'));
   const telemetry = createAppInsightsTelemetry({
     connectionString: input.connectionString,
     serviceName: 'telemetry-child',

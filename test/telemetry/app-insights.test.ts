@@ -25,7 +25,7 @@ interface ChildResult {
   exitCode: number | null;
   stdout: string;
   stderr: string;
-  done: { childDone: boolean; flushMs: number; globals?: Record<string, unknown> } | undefined;
+  done: { childDone: boolean; flushMs: number; globals?: Record<string, unknown>; sdkModulesOnMainThread?: number } | undefined;
 }
 
 /** The compiled files the child loads must exist and be newer than their sources. */
@@ -88,6 +88,7 @@ describe('Application Insights backend against a local ingestion endpoint', () =
   let silentConnections = 0;
   let delivered: ChildResult;
   let unreachable: ChildResult;
+  let stopped: ChildResult;
 
   beforeAll(async () => {
     assertDistIsFresh();
@@ -101,7 +102,7 @@ describe('Application Insights backend against a local ingestion endpoint', () =
     await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
     const silentUrl = `https://127.0.0.1:${(silent.address() as AddressInfo).port}/`;
 
-    [delivered, unreachable] = await Promise.all([
+    [delivered, unreachable, stopped] = await Promise.all([
       runChild(
         { mode: 'deliver', connectionString: capture.connectionString, traceId: TRACE_ID, canaryJwt: CANARY_JWT, canaryEmail: CANARY_EMAIL },
         { NODE_EXTRA_CA_CERTS: capture.certPath },
@@ -114,6 +115,7 @@ describe('Application Insights backend against a local ingestion endpoint', () =
         },
         {},
       ),
+      runChild({ mode: 'stop', connectionString: `InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=${silentUrl}` }, {}),
     ]);
   }, 45_000);
 
@@ -127,6 +129,22 @@ describe('Application Insights backend against a local ingestion endpoint', () =
     expect(delivered.exitCode, describeChild(delivered)).toBe(0);
     expect(delivered.done, describeChild(delivered)).toBeDefined();
     expect(delivered.done?.flushMs).toBeLessThan(5_000);
+  });
+
+  it('loads and runs the SDK in a worker thread: the main thread never loads a module of it', () => {
+    expect(delivered.done?.sdkModulesOnMainThread, describeChild(delivered)).toBe(0);
+  });
+
+  it('stops within 3 s of the flush whatever the endpoint does, counting what was not flushed in one warn line', () => {
+    expect(stopped.exitCode, describeChild(stopped)).toBe(0);
+    const lines = stopped.stdout.split('\n').filter((line) => line.startsWith('{'));
+    const exited = lines.map((line) => JSON.parse(line) as { exitedAfterFlushStartMs?: number }).find((line) => line.exitedAfterFlushStartMs !== undefined);
+    // The flush waits its limit (2 s), then the worker and its hanging export are stopped, and nothing else holds the process.
+    expect(exited?.exitedAfterFlushStartMs, describeChild(stopped)).toBeGreaterThanOrEqual(1_900);
+    expect(exited?.exitedAfterFlushStartMs, describeChild(stopped)).toBeLessThan(3_000);
+    const warnings = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.level === 'warn');
+    expect(warnings).toEqual([expect.objectContaining({ message: 'telemetry not flushed in time; the rest is dropped', unflushedTelemetryItems: 2 })]);
+    expect(stopped.stdout).not.toContain('InstrumentationKey');
   });
 
   it('registers no global OpenTelemetry provider and patches nothing', () => {
