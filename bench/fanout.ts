@@ -11,6 +11,7 @@ import { CHANNELS, type Channel } from '../shared/notifications/providers/delive
 import { startFakeProviders, type FakeProviders } from '../test/helpers/fake-providers/start-fake-providers';
 import type { AdapterDone, AdapterRun, FanoutBenchMessage, FanoutDone, FanoutReady, FanoutWorkerMessage } from './fanout-protocol';
 import { seedFanoutAudience } from './fanout-seed';
+import { measureLedgerFloor, type LedgerFloor } from './ledger-floor';
 import { rssProbe } from './rss';
 
 /** The SMS spend cap of each run: 10,000 SMS at the default unit price cost $75, which the guard must let through. */
@@ -18,6 +19,12 @@ export const FANOUT_SMS_CAP_USD = 1000;
 
 /** The goal of the fan-out (issue 4): every channel's time at most this many times its floor. */
 export const FANOUT_GOAL_RATIO = 2;
+
+/** Issue 27: push alone at most this many times (provider floor + ledger floor). */
+export const PUSH_GOAL_RATIO = 1.5;
+
+/** Issue 27: push's time per recipient at 100,000 at most this many times that at 10,000. */
+export const PUSH_SCALING_GOAL = 1.2;
 
 /**
  * The result a delivery the provider took is recorded with: push is final at Expo's answer; an SMS
@@ -65,6 +72,8 @@ export interface FanoutPlan {
 export interface RunFigures {
   wallMs: number;
   floorMs: number;
+  /** Push runs: the ledger floor measured beside this repeat (`ledger-floor.ts`). */
+  ledgerFloorMs?: number;
   cpuMs: number;
   peakBytes: number;
   loadBefore: number;
@@ -127,6 +136,8 @@ export interface FanoutPhase {
   seedMs: number;
   /** Status requests after the run: the worker's one check of an accepted e-mail's operation (e-mail runs only). */
   emailStatusAfter: number;
+  /** Push alone: the ledger floor (the same row writes with bare prepared statements), measured right after the run. */
+  ledgerFloor?: LedgerFloor;
 }
 
 export type AdapterChannel = AdapterRun['channel'];
@@ -218,7 +229,14 @@ export async function measureFanout(plan: FanoutPlan, note: (message: string) =>
   }
   const phases = phaseRuns.map((runs) => ({
     ...medianRun(runs),
-    repeats: runs.map((run) => ({ wallMs: run.result.wallMs, floorMs: run.floor.floorMs, cpuMs: run.result.cpuMs, peakBytes: run.peakBytes, loadBefore: run.loadBefore })),
+    repeats: runs.map((run) => ({
+      wallMs: run.result.wallMs,
+      floorMs: run.floor.floorMs,
+      ...(run.ledgerFloor ? { ledgerFloorMs: run.ledgerFloor.ms } : {}),
+      cpuMs: run.result.cpuMs,
+      peakBytes: run.peakBytes,
+      loadBefore: run.loadBefore,
+    })),
   }));
   const adapters = adapterRuns.map((runs) => ({
     ...medianRun(runs),
@@ -277,6 +295,7 @@ async function measurePhase(
   const planned = plannedRequests(phase.channels, worker.result.recipients);
   const floor = fanoutFloor(plan, phase.channels, worker.result, worker.batchSize, worker.deliveryConcurrency);
   requireShape(phase, worker.result, requests, planned);
+  const ledgerFloor = phase.name === 'push' ? await measurePushLedgerFloor(plan, worker.batchSize) : undefined;
   return {
     deliveryConcurrency: worker.deliveryConcurrency,
     batchSize: worker.batchSize,
@@ -295,8 +314,28 @@ async function measurePhase(
       loadBefore,
       seedMs,
       emailStatusAfter: acs.requests.emailStatus - requests.emailStatus,
+      ...(ledgerFloor ? { ledgerFloor } : {}),
     },
   };
+}
+
+/** The push run's ledger floor, on an audience seeded as the run's in a database of its own. */
+async function measurePushLedgerFloor(plan: FanoutPlan, batchSize: number): Promise<LedgerFloor> {
+  const sqlitePath = path.join(plan.sqliteDir, 'ledger-floor.sqlite');
+  rmSync(sqlitePath, { force: true });
+  const db = createSqliteDatabase(sqlitePath);
+  let announcementId: string;
+  try {
+    await migrateDatabase(db);
+    announcementId = await seedFanoutAudience(db, plan.recipients, new Date(), ['push']);
+  } finally {
+    await db.close();
+  }
+  try {
+    return measureLedgerFloor(sqlitePath, announcementId, batchSize);
+  } finally {
+    rmSync(sqlitePath, { force: true });
+  }
 }
 
 /** The worker's settings: the app's own, pointed at the fakes (`ACS_CONNECTION_STRING`, `EXPO_PUSH_URL`, …). */

@@ -2,7 +2,7 @@ import { renderArgon2Section } from './argon2-report';
 import { coldStartGoals, renderColdStartSection, type ColdStartMeasurement } from './cold-start-report';
 import { firstSignInGoals, renderFirstSignInSection, type FirstSignInMeasurement } from './first-sign-in';
 import type { FanoutMeasurement } from './fanout';
-import { fanoutGoals, renderFanoutSection } from './fanout-report';
+import { fanoutGoals, pushScalingGoals, renderFanoutSection, renderPushScaling, type PushScaling } from './fanout-report';
 import { hashFairnessGoals, renderHashFairnessSection, type HashFairnessMeasurement } from './hash-fairness';
 import { verdictText, type GoalRow } from './goals';
 import { httpGoals, renderHttpSection, type HttpMeasurement } from './http-report';
@@ -44,6 +44,7 @@ export interface BenchResults {
   firstSignIn?: FirstSignInMeasurement;
   logger?: LoggerCostResult;
   fanout?: FanoutMeasurement;
+  pushScaling?: PushScaling;
 }
 
 /** Every goal with its figure and verdict, in the order, then the contract's. */
@@ -56,6 +57,7 @@ export function goalRows(r: BenchResults): GoalRow[] {
     ...(r.memory ? memoryGoals(r.memory) : []),
     ...(r.hashFairness ? hashFairnessGoals(r.hashFairness) : []),
     ...(r.fanout ? fanoutGoals(r.fanout) : []),
+    ...(r.pushScaling ? pushScalingGoals(r.pushScaling) : []),
     ...(r.timing ? timingGoals(r.timing) : []),
   ];
 }
@@ -134,6 +136,7 @@ export function renderReport(r: BenchResults): string {
     ...(r.memory ? renderMemorySection(r.memory) : []),
     ...(r.hashFairness ? renderHashFairnessSection(r.hashFairness) : []),
     ...(r.fanout ? renderFanoutSection(r.fanout) : []),
+    ...(r.pushScaling ? renderPushScaling(r.pushScaling) : []),
     ...sectionTimes(r),
   ].join('\n');
 }

@@ -81,6 +81,8 @@ const PLAN = {
     acs: { emailPollsUntilDone: 2, emailRetryAfterSeconds: 20 },
     repeats: 3,
   },
+  /** Issue 27: push alone as the audience grows. */
+  pushScaling: { sizes: [1_000, 10_000, 100_000], repeats: 3 },
 } as const;
 const RESULTS_FILE = path.join(PROJECT_ROOT, 'bench', 'results.md');
 
@@ -161,6 +163,19 @@ async function measure(options: BenchOptions): Promise<BenchResults> {
         note,
       ),
     );
+  }
+  if (selected('push-scaling')) {
+    note(`push alone at ${PLAN.pushScaling.sizes.join(', ')} recipients, ${PLAN.pushScaling.repeats} repeats each`);
+    results.pushScaling = await section('push-scaling', async () => {
+      const sizes = [];
+      for (const recipients of PLAN.pushScaling.sizes) {
+        const measured = await measureFanout({ ...PLAN.fanout, recipients, repeats: PLAN.pushScaling.repeats, phases: ['push'], sqliteDir: BENCH_TMP }, note);
+        const [phase] = measured.phases;
+        if (!phase) throw new Error('unreachable: the push run was selected');
+        sizes.push({ recipients, phase });
+      }
+      return { sizes };
+    });
   }
   const [loadAfter = 0] = loadavg();
   return { ...results, loadAfter };
