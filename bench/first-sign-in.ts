@@ -10,10 +10,11 @@ import { median, spread, type Spread } from './stats';
 
 /**
  * Issue 27, point 1: what the first sign-in of a fresh process costs against a warm one, and
- * unknown username against wrong PIN from the very first request. Each round starts four fresh
+ * unknown username against wrong PIN from the very first request. Each round starts five fresh
  * local hosts on one seeded SQLite database, one after another, each answering a different first
- * request: a child sign-in, an adult sign-in, an unknown username, a wrong PIN; the first two then
- * answer `warm` more of the same, whose median is the warm figure of that process. Every request
+ * request: a child sign-in, an adult sign-in, an unknown username, a wrong PIN, and `/api/health`
+ * (the reference: what any first request costs); the child, adult and health hosts then answer
+ * `warm` more of the same, whose median is the warm figure of that process. Every request
  * comes from an address of its own (one trusted proxy hop), and every wrong PIN goes to a child of
  * its own, so no throttle answers instead of the sign-in.
  */
@@ -25,14 +26,16 @@ export interface FirstSignInPlan {
   pepper: string;
 }
 
-type FirstKind = 'child' | 'adult' | 'unknown' | 'wrongPin';
-const KINDS: readonly FirstKind[] = ['child', 'adult', 'unknown', 'wrongPin'];
+type FirstKind = 'child' | 'adult' | 'unknown' | 'wrongPin' | 'health';
+const KINDS: readonly FirstKind[] = ['child', 'adult', 'unknown', 'wrongPin', 'health'];
+/** The kinds whose warm figure is measured on the same process after the first. */
+const WITH_WARM = ['child', 'adult', 'health'] as const;
 
 export interface FirstSignInRound {
   /** The first request of a fresh host, ms, by kind. */
   first: Record<FirstKind, number>;
-  /** The median of the warm sign-ins after it (child and adult only), ms. */
-  warm: { child: number; adult: number };
+  /** The median of the warm requests after it (child, adult and the `/api/health` reference), ms. */
+  warm: { child: number; adult: number; health: number };
 }
 
 export interface FirstSignInMeasurement {
@@ -40,6 +43,8 @@ export interface FirstSignInMeasurement {
   rounds: FirstSignInRound[];
   child: { first: Spread; warm: Spread; ratio: Spread };
   adult: { first: Spread; warm: Spread; ratio: Spread };
+  /** The reference: what any first request of a fresh process costs (`GET /api/health`, no database, no hashing). */
+  health: { first: Spread; warm: Spread; ratio: Spread };
   /** The first unknown username ÷ the first wrong PIN, per round. */
   unknownVsWrongPin: { unknown: Spread; wrongPin: Spread; ratio: Spread };
 }
@@ -87,14 +92,16 @@ export async function measureFirstSignIns(plan: FirstSignInPlan, note: (message:
           return { method: 'POST', path: '/api/v1/auth/child-session', headers, body: { username: `bench-nobody-${round}`, pin: WRONG_PIN } };
         case 'wrongPin':
           return { method: 'POST', path: '/api/v1/auth/child-session', headers, body: { username: childUsername(round + 1), pin: WRONG_PIN } };
+        case 'health':
+          return { method: 'GET', path: '/api/health', headers };
       }
     };
-    const expected: Record<FirstKind, number> = { child: 200, adult: 200, unknown: 401, wrongPin: 401 };
+    const expected: Record<FirstKind, number> = { child: 200, adult: 200, unknown: 401, wrongPin: 401, health: 200 };
 
     const rounds: FirstSignInRound[] = [];
     for (let round = 0; round < plan.rounds; round += 1) {
       const first = {} as Record<FirstKind, number>;
-      const warm = { child: Number.NaN, adult: Number.NaN };
+      const warm = { child: Number.NaN, adult: Number.NaN, health: Number.NaN };
       // The kinds take turns within the round, their order turning each round.
       for (let turn = 0; turn < KINDS.length; turn += 1) {
         const kind = KINDS[(turn + round) % KINDS.length] as FirstKind;
@@ -104,14 +111,14 @@ export async function measureFirstSignIns(plan: FirstSignInPlan, note: (message:
           const answer = await client.send(requestOf(kind, round));
           if (answer.status !== expected[kind]) throw new Error(`first ${kind} sign-in answered ${answer.status}: ${answer.body}`);
           first[kind] = answer.ms;
-          if (kind === 'child' || kind === 'adult') {
+          if ((WITH_WARM as readonly FirstKind[]).includes(kind)) {
             const times: number[] = [];
             for (let index = 0; index < plan.warm; index += 1) {
               const again = await client.send(requestOf(kind, round));
               if (again.status !== 200) throw new Error(`warm ${kind} sign-in answered ${again.status}: ${again.body}`);
               times.push(again.ms);
             }
-            warm[kind] = median(times);
+            warm[kind as (typeof WITH_WARM)[number]] = median(times);
           }
         } finally {
           client.close();
@@ -119,7 +126,7 @@ export async function measureFirstSignIns(plan: FirstSignInPlan, note: (message:
         }
       }
       rounds.push({ first, warm });
-      note(`first sign-ins, round ${round + 1}/${plan.rounds}: child ${ms(first.child)} ms (warm ${ms(warm.child)}), adult ${ms(first.adult)} ms (warm ${ms(warm.adult)}), unknown ${ms(first.unknown)} ms, wrong PIN ${ms(first.wrongPin)} ms`);
+      note(`first sign-ins, round ${round + 1}/${plan.rounds}: child ${ms(first.child)} ms (warm ${ms(warm.child)}), adult ${ms(first.adult)} ms (warm ${ms(warm.adult)}), unknown ${ms(first.unknown)} ms, wrong PIN ${ms(first.wrongPin)} ms, health ${ms(first.health)} ms (warm ${ms(warm.health)})`);
     }
     const of = (pick: (r: FirstSignInRound) => number): Spread => spread(rounds.map(pick));
     return {
@@ -127,6 +134,7 @@ export async function measureFirstSignIns(plan: FirstSignInPlan, note: (message:
       rounds,
       child: { first: of((r) => r.first.child), warm: of((r) => r.warm.child), ratio: of((r) => r.first.child / r.warm.child) },
       adult: { first: of((r) => r.first.adult), warm: of((r) => r.warm.adult), ratio: of((r) => r.first.adult / r.warm.adult) },
+      health: { first: of((r) => r.first.health), warm: of((r) => r.warm.health), ratio: of((r) => r.first.health / r.warm.health) },
       unknownVsWrongPin: {
         unknown: of((r) => r.first.unknown),
         wrongPin: of((r) => r.first.wrongPin),
@@ -167,13 +175,14 @@ export function renderFirstSignInSection(m: FirstSignInMeasurement): string[] {
   return [
     `## First sign-ins of a fresh process (${m.plan.rounds} rounds, issue 27)`,
     '',
-    `Each round starts four fresh local hosts (\`dist/devhost/main.js\`, \`APP_ENV=test\`, SQLite, \`UV_THREADPOOL_SIZE=2\`) one after another on one seeded database, each sent a different first request: a child sign-in, an adult sign-in (an ID token from the bench's JWKS server on 127.0.0.1), an unknown username, a wrong PIN; the order turns each round. The child and adult hosts then answer ${m.plan.warm} more of the same, one at a time: their median is the warm figure, and the ratio is taken within each process. The first request includes everything the process left for later: opening the database (and, outside production, checking its migrations), loading argon2 or jose, fetching the JWKS. Times are the client's, from sending to the answer's last byte; the first request also opens its TCP connection.`,
+    `Each round starts five fresh local hosts (\`dist/devhost/main.js\`, \`APP_ENV=test\`, SQLite, \`UV_THREADPOOL_SIZE=2\`) one after another on one seeded database, each sent a different first request: a child sign-in, an adult sign-in (an ID token from the bench's JWKS server on 127.0.0.1), an unknown username, a wrong PIN, and for reference \`GET /api/health\` (what any first request costs: no database, no hashing); the order turns each round. The child, adult and health hosts then answer ${m.plan.warm} more of the same, one at a time: their median is the warm figure, and the ratio is taken within each process. The first request includes everything the process left for later: opening the database (and, outside production, checking its migrations), loading argon2 or jose, fetching the JWKS. Times are the client's, from sending to the answer's last byte; the first request also opens its TCP connection.`,
     '',
     table(
       ['First request', 'First, ms (min / median / max)', 'Warm median, ms (min / median / max)', 'First ÷ warm (min / median / max)'],
       [
         ['Child sign-in (200)', spreadText(m.child.first, ms), spreadText(m.child.warm, ms), spreadText(m.child.ratio, times)],
         ['Adult sign-in (200)', spreadText(m.adult.first, ms), spreadText(m.adult.warm, ms), spreadText(m.adult.ratio, times)],
+        ['For reference: `GET /api/health` (200)', spreadText(m.health.first, ms), spreadText(m.health.warm, ms), spreadText(m.health.ratio, times)],
         ['Unknown username (401)', spreadText(m.unknownVsWrongPin.unknown, ms), '–', '–'],
         ['Wrong PIN (401)', spreadText(m.unknownVsWrongPin.wrongPin, ms), '–', '–'],
       ],

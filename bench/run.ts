@@ -140,7 +140,7 @@ async function measure(options: BenchOptions): Promise<BenchResults> {
     });
   }
   if (selected('first-sign-in')) {
-    note(`first sign-ins: ${PLAN.firstSignIn.rounds} rounds of 4 fresh hosts`);
+    note(`first sign-ins: ${PLAN.firstSignIn.rounds} rounds of 5 fresh hosts`);
     results.firstSignIn = await section('first-sign-in', () => measureFirstSignIns({ ...PLAN.firstSignIn, pepper: HOST_PLAN.pepper }, note));
   }
   if (selected('logger')) {
