@@ -113,6 +113,8 @@ app.hook.appStart(() => {
   // by the first invocation if it comes sooner (`appServices()`). The child sign-in's dummy hash is
   // shipped with the hasher (`dummyArgon2idHash`), nothing is computed for it.
   setImmediate(() => {
+    // A stop that came first already built the services; its `app stopped` stays the last line.
+    if (stopped) return;
     const { config, logger } = appServices();
     logger.info({ appEnv: config.appEnv, nodeVersion: process.version, database: config.database.kind }, 'app started');
   });

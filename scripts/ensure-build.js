@@ -21,6 +21,7 @@ const root = path.resolve(__dirname, '..');
 const OUTPUTS = [
   'dist/app/main.js',
   'dist/app/functions.js',
+  'dist/app/telemetry-worker.js',
   'dist/devhost/start.js',
   'dist/devhost/main.js',
   'dist/scripts/dev-token.js',
