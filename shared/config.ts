@@ -131,6 +131,8 @@ const envSchema = z.object({
   SESSION_SWEEP_SCHEDULE: z._default(z.string(), '0 17 * * * *'),
   PUSH_RECEIPTS_SCHEDULE: z._default(z.string(), '0 */15 * * * *'),
   DELIVERY_SETTLE_SCHEDULE: z._default(z.string(), '0 7-59/15 * * * *'),
+  // Every minute: a crashed fan-out batch resumes within two minutes (one ledger lease, then this).
+  FANOUT_RECOVERY_SCHEDULE: z._default(z.string(), '30 */1 * * * *'),
   COST_CHECK_SCHEDULE: z._default(z.string(), '0 30 6 * * *'),
   // The ARM scope whose cost the daily check reads (the deployment's resource group); empty: no check.
   COST_SCOPE: z.optional(
@@ -268,6 +270,8 @@ export interface Config {
     pushReceipts: string;
     /** NCRONTAB of the settling of SMS and e-mail deliveries whose report never came. */
     deliverySettle: string;
+    /** NCRONTAB of the recovery of fan-out batches whose holder died (every minute). */
+    fanoutRecovery: string;
     /** NCRONTAB of the daily cost check (once a day, after Cost Management has the day before). */
     costCheck: string;
     /** NCRONTAB of the ingress request count (every minute: the error-rate alert reads the latest). */
@@ -471,6 +475,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       sessionSweep: e.SESSION_SWEEP_SCHEDULE,
       pushReceipts: e.PUSH_RECEIPTS_SCHEDULE,
       deliverySettle: e.DELIVERY_SETTLE_SCHEDULE,
+      fanoutRecovery: e.FANOUT_RECOVERY_SCHEDULE,
       costCheck: e.COST_CHECK_SCHEDULE,
       ingressMetrics: e.INGRESS_METRICS_SCHEDULE,
     },

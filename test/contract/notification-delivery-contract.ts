@@ -14,6 +14,7 @@ import {
 } from '../../shared/notifications/delivery/delivery-ledger';
 import { deletePushTicket, recordPushTickets, ticketsSentBefore, type PushTicket } from '../../shared/notifications/push/push-tickets';
 import { clearSendStart, markSendStarts, restartSendStart } from '../../shared/notifications/delivery/send-repeatability';
+import { ledgerUserIdBefore, markStalledHandedOver, stalledDeliveries } from '../../shared/notifications/delivery/stalled-deliveries';
 import { refundSms, reserveSms, spentUsd, type SmsReservation, type SmsSpendSettings } from '../../shared/notifications/sms/sms-spend-guard';
 import { insertUser } from '../../shared/users/user-store';
 import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
@@ -273,6 +274,42 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
           { userId: OTHER_USER, channel: 'email', firstSentAt: null },
           { userId: OTHER_USER, channel: 'sms', firstSentAt: null },
         ]);
+      });
+
+      it('finds the rows whose lease ran out unreleased, and hands each over once by a compare-and-set', async () => {
+        const db = database();
+        await seed(db);
+        const crashed: DeliveryKey = { ...key, channel: 'sms' };
+        const renewed: DeliveryKey = { ...key, userId: OTHER_USER, channel: 'push' };
+        const released: DeliveryKey = { ...key, userId: OTHER_USER, channel: 'sms' };
+        const finished: DeliveryKey = { ...key, userId: OTHER_USER, channel: 'email' };
+        for (const k of [crashed, renewed, released, finished]) expect(await claimDelivery(db, k, NOW, LEASE)).toBe('claimed');
+        const longer = isoAfter(LEASE, 60_000);
+        await releaseDelivery(db, released, isoAfter(NOW, 5));
+        await finishDelivery(db, finished, { result: 'accepted' }, isoAfter(NOW, 6));
+        expect(await renewDeliveryLeases(db, db.dialect, ANNOUNCEMENT, [renewed], LEASE, longer, isoAfter(NOW, 20_000))).toBe(1);
+        // Before the lease ends nothing is stalled; at its end only the row nobody renewed or released.
+        expect(await stalledDeliveries(db, isoAfter(LEASE, -1), 10)).toEqual([]);
+        expect(await stalledDeliveries(db, LEASE, 10)).toEqual([{ ...crashed, claimedUntil: LEASE }]);
+        const later = isoAfter(longer, 1);
+        expect(await stalledDeliveries(db, later, 10)).toEqual([
+          { ...crashed, claimedUntil: LEASE },
+          { ...renewed, claimedUntil: longer },
+        ]);
+        expect(await stalledDeliveries(db, later, 1)).toEqual([{ ...crashed, claimedUntil: LEASE }]);
+        // Two hand-overs racing: each row goes to exactly one.
+        const rows = [crashed, renewed, released, finished].map(({ userId, channel }) => ({ userId, channel }));
+        const [first, second] = await Promise.all([
+          markStalledHandedOver(db, db.dialect, ANNOUNCEMENT, rows, later),
+          markStalledHandedOver(db, db.dialect, ANNOUNCEMENT, rows, later),
+        ]);
+        expect([...(first ?? []), ...(second ?? [])].map((row) => row.channel).sort()).toEqual(['push', 'sms']);
+        expect(await markStalledHandedOver(db, db.dialect, ANNOUNCEMENT, [], later)).toEqual([]);
+        expect(await stalledDeliveries(db, isoAfter(later, 600_000), 10)).toEqual([]);
+        // Handed over: free for the fresh message's claim at once.
+        expect(await claimDelivery(db, crashed, later, isoAfter(later, 60_000))).toBe('claimed');
+        expect(await ledgerUserIdBefore(db, ANNOUNCEMENT, OTHER_USER)).toBe(USER);
+        expect(await ledgerUserIdBefore(db, ANNOUNCEMENT, USER)).toBe('');
       });
 
       it('gives exactly one of two racing first claims the row', async () => {

@@ -71,6 +71,13 @@ describe('an SMS handed to the provider but not recorded', () => {
     expect(f.h.sink.withMessage('delivery outcome unknown after an interrupted send')).toEqual([
       expect.objectContaining({ level: 'warn', channel: 'sms', errorCode: 'outcome_unknown', decided: 'await_report' }),
     ]);
+    // Counted in the fan-out's telemetry the same day (issue 26, point 4): the batch's summary, a
+    // warn line after it, and the event the SMS delivery warning fires on.
+    expect(f.h.sink.withMessage('fan-out batch delivered').at(-1)).toMatchObject({ smsResults: { accepted: 1, outcome_unknown: 1 } });
+    expect(f.h.sink.withMessage('fan-out batch left deliveries with an unknown outcome')).toEqual([
+      expect.objectContaining({ level: 'warn', announcementId, channel: 'sms', outcomeUnknown: 1, errorCode: 'outcome_unknown' }),
+    ]);
+    expect(f.h.telemetry.itemsOf('event', 'notification.outcome_unknown').map((item) => item.properties)).toEqual([{ announcementId, channel: 'sms', count: 1 }]);
   });
 
   it('treats the provider refusing the resend as too old (412) the same way', async () => {
@@ -83,6 +90,7 @@ describe('an SMS handed to the provider but not recorded', () => {
     expect(await deliveriesOf(f.db, announcementId)).toEqual([expect.objectContaining({ result: 'accepted', providerCode: 'outcome_unknown' })]);
     // The refused resend's spend was given back; the first send's stays counted.
     expect(f.h.rows('SELECT messages FROM SmsMonthlySpend')).toEqual([{ messages: 1 }]);
+    expect(f.h.telemetry.itemsOf('event', 'notification.outcome_unknown').map((item) => item.properties)).toEqual([{ announcementId, channel: 'sms', count: 1 }]);
   });
 });
 

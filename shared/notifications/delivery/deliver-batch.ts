@@ -22,11 +22,26 @@ export interface BatchResult {
  * errors past the retries, rows another invocation holds), it throws `delivery_incomplete` so the
  * queue redelivers the message; the ledger skips what was done.
  */
-export async function deliverBatch(deps: FanoutDeps, announcement: AnnouncementContent, channels: readonly Channel[], batch: BatchRange): Promise<BatchResult> {
+export async function deliverBatch(
+  deps: FanoutDeps,
+  announcement: AnnouncementContent,
+  channels: readonly Channel[],
+  batch: BatchRange,
+  options: BatchOptions = {},
+): Promise<BatchResult> {
   // A stopping instance starts no batch: the message goes back at once, for another instance.
   if (deps.shutdown.stopping.aborted) throw interruptedByShutdown();
   // Tracked: the shutdown waits for the batch to give its rows back before the database closes.
-  return deps.shutdown.track(() => deliverTrackedBatch(deps, announcement, channels, batch));
+  return deps.shutdown.track(() => deliverTrackedBatch(deps, announcement, channels, batch, options));
+}
+
+export interface BatchOptions {
+  /**
+   * The message was made by the recovery timer (`redrive-stalled-batches.ts`): rows under another
+   * live lease are that holder's (or another re-driven message's), so they do not make the message
+   * fail and come back; only rows this invocation gave back do.
+   */
+  redriven?: boolean;
 }
 
 type BatchRange = { afterUserId: string; throughUserId?: string | undefined; size: number };
@@ -36,7 +51,13 @@ type BatchRange = { afterUserId: string; throughUserId?: string | undefined; siz
  * refuse new requests) and calls in flight end at the shutdown deadline; every row not finished is
  * then given back, and the batch fails so its message is visible again for another instance.
  */
-async function deliverTrackedBatch(deps: FanoutDeps, announcement: AnnouncementContent, channels: readonly Channel[], batch: BatchRange): Promise<BatchResult> {
+async function deliverTrackedBatch(
+  deps: FanoutDeps,
+  announcement: AnnouncementContent,
+  channels: readonly Channel[],
+  batch: BatchRange,
+  options: BatchOptions,
+): Promise<BatchResult> {
   const db = await deps.database.get();
   const recipients = await recipientsOfBatch(db, channels, batch);
   const ctx = new DeliveryContext(deps, db, new ConcurrencyLimit(deps.concurrency), announcement);
@@ -78,16 +99,33 @@ async function deliverTrackedBatch(deps: FanoutDeps, announcement: AnnouncementC
     pushResults: ctx.tally.push,
     smsResults: ctx.tally.sms,
     emailResults: ctx.tally.email,
+    ...(options.redriven ? { redriven: true } : {}),
   };
   if (ctx.stopping && ctx.incomplete) {
     deps.logger.warn(summary, 'fan-out batch interrupted by shutdown');
     throw interruptedByShutdown();
   }
   deps.logger.info(summary, 'fan-out batch delivered');
-  if (ctx.incomplete) {
+  reportOutcomesUnknown(deps, announcement.id, ctx.tally);
+  if (options.redriven ? ctx.owed : ctx.incomplete) {
     throw new FanoutError('delivery_incomplete', 'Some deliveries of the batch are still owed; the queue will redeliver it.');
   }
   return { recipients: recipients.length, tally: ctx.tally };
+}
+
+/**
+ * SMS left `accepted` with an unknown outcome (first sent before a crash, too long ago for ACS to
+ * recognise a resend) are counted in the fan-out's telemetry and raise the SMS delivery warning the
+ * same day (`sms-failure-rate-elevated` fires on any), rather than only when the settle timer gives
+ * up on their report two days later.
+ */
+function reportOutcomesUnknown(deps: FanoutDeps, announcementId: string, tally: BatchTally): void {
+  for (const channel of ['sms', 'email'] as const) {
+    const count = tally[channel].outcome_unknown ?? 0;
+    if (count === 0) continue;
+    deps.logger.warn({ announcementId, channel, outcomeUnknown: count, errorCode: 'outcome_unknown' }, 'fan-out batch left deliveries with an unknown outcome');
+    deps.telemetry.trackEvent('notification.outcome_unknown', { announcementId, channel, count });
+  }
 }
 
 function interruptedByShutdown(): FanoutError {

@@ -17,8 +17,12 @@ export interface AnnouncementContent {
   body: string;
 }
 
-/** Outcome counts of one batch, per channel and result ('pending' = still owed after this invocation). */
-export type BatchTally = Record<Channel, Partial<Record<DeliveryResult | 'pending' | 'busy', number>>>;
+/**
+ * Outcome counts of one batch, per channel and result ('pending' = still owed after this invocation;
+ * 'busy' = held by another invocation; 'outcome_unknown' = recorded `accepted` without knowing
+ * whether the provider sent it, also counted under `accepted`).
+ */
+export type BatchTally = Record<Channel, Partial<Record<DeliveryResult | 'pending' | 'busy' | 'outcome_unknown', number>>>;
 
 /**
  * Send results written together (group commit): at most this many rows, or whatever arrived within
@@ -243,7 +247,17 @@ export class DeliveryContext {
     return Object.values(this.tally).some((counts) => (counts.pending ?? 0) + (counts.busy ?? 0) > 0);
   }
 
-  private count(channel: Channel, result: DeliveryResult | 'pending' | 'busy'): void {
+  /** True when this invocation gave rows back (rows held elsewhere not counted). */
+  get owed(): boolean {
+    return Object.values(this.tally).some((counts) => (counts.pending ?? 0) > 0);
+  }
+
+  /** Counts a row recorded `accepted` whose send may or may not have gone out. */
+  countOutcomeUnknown(channel: Channel): void {
+    this.count(channel, 'outcome_unknown');
+  }
+
+  private count(channel: Channel, result: DeliveryResult | 'pending' | 'busy' | 'outcome_unknown'): void {
     const counts = this.tally[channel];
     counts[result] = (counts[result] ?? 0) + 1;
   }

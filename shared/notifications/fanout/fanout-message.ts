@@ -25,6 +25,12 @@ export const fanoutMessageSchema = lazySchema(() =>
         size: z.int().check(z.minimum(1), z.maximum(5000)),
       }),
     ),
+    /**
+     * Set on a batch message the recovery timer made for rows whose holder died
+     * (`redrive-stalled-batches.ts`): rows it finds under another live lease are that holder's, and
+     * the message ends without asking the queue to try again.
+     */
+    redriven: z.optional(z.literal(true)),
   }),
 );
 

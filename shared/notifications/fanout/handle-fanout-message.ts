@@ -50,7 +50,7 @@ export async function handleFanoutMessage(
 }
 
 async function handleValidMessage(message: FanoutMessage, deps: FanoutDeps): Promise<FanoutResult> {
-  const { announcementId, batch } = message;
+  const { announcementId, batch, redriven } = message;
   const announcement = await findAnnouncementById(await deps.database.get(), announcementId);
   if (!announcement) throw new FanoutError('announcement_not_found', 'No announcement has the message\'s id.');
   if (announcement.status !== 'published') {
@@ -58,7 +58,7 @@ async function handleValidMessage(message: FanoutMessage, deps: FanoutDeps): Pro
   }
   if (!batch) return { kind: 'split', ...(await splitAudience(deps, announcementId, announcement.channels)) };
   const content = { id: announcement.id, title: announcement.title, body: announcement.body };
-  return { kind: 'batch', ...(await deliverBatch(deps, content, announcement.channels, batch)) };
+  return { kind: 'batch', ...(await deliverBatch(deps, content, announcement.channels, batch, { redriven: redriven === true })) };
 }
 
 /** The trigger hands over text that is not JSON as a string; it may still be JSON of another shape. */

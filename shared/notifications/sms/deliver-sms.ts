@@ -105,5 +105,6 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
  */
 async function outcomeUnknown(ctx: DeliveryContext, key: DeliveryKey, facts: DeliveryFacts): Promise<void> {
   reportOutcomeUnknown(ctx.deps, facts, 'await_report');
+  ctx.countOutcomeUnknown('sms');
   await ctx.finish(key, { result: 'accepted', providerCode: OUTCOME_UNKNOWN }, facts, 0);
 }

@@ -15,6 +15,7 @@ import * as childConsents from './0012-child-consents';
 import * as accountNotices from './0013-account-notices';
 import * as accountErasure from './0015-account-erasure';
 import * as fanoutClaim from './0016-fanout-claim';
+import * as stalledDeliveryLeases from './0017-stalled-delivery-leases';
 
 /** SQL Server's migrations, in order; names match `../sqlite/index.ts` one for one. */
 export const mssqlMigrations: readonly MigrationDefinition[] = [
@@ -34,4 +35,5 @@ export const mssqlMigrations: readonly MigrationDefinition[] = [
   { name: '0014-delivery-first-sent', up: deliveryFirstSent.up, down: deliveryFirstSent.down },
   { name: '0015-account-erasure', up: accountErasure.up, down: accountErasure.down },
   { name: '0016-fanout-claim', up: fanoutClaim.up, down: fanoutClaim.down },
+  { name: '0017-stalled-delivery-leases', up: stalledDeliveryLeases.up, down: stalledDeliveryLeases.down },
 ];

@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimDeliveries, deliveriesOf, releaseDelivery, type DeliveryKey } from '../../shared/notifications/delivery/delivery-ledger';
+import { DELIVERY_LEASE_MS } from '../../shared/notifications/delivery/lease-heartbeat';
+import type { FanoutMessage } from '../../shared/notifications/fanout/fanout-message';
+import { redriveStalledBatches } from '../../shared/notifications/fanout/redrive-stalled-batches';
+import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness } from './fanout-harness';
+
+/**
+ * Issue 26, point 1: recovery from the ledger. A batch whose holder died leaves its rows `pending`
+ * under a lease nobody renews or releases; the recovery timer's use case finds them once that lease
+ * is over and enqueues a fresh batch message over their users (the host's own message may stay
+ * invisible for 10 minutes). Rows under a live lease or given back by a failing invocation (whose
+ * message is already coming back) are not re-driven, and each stalled row is handed over once.
+ */
+let f: FanoutHarness;
+
+beforeEach(async () => {
+  f = await createFanoutHarness();
+});
+
+afterEach(async () => {
+  expectNoFanoutLeaks(f);
+  await f.close();
+});
+
+/** Splits the fan-out and claims the first batch's rows as an invocation that then dies would. */
+async function crashedBatch(): Promise<{ announcementId: string; keys: DeliveryKey[]; batch: FanoutMessage }> {
+  const readers = [await f.recipient(), await f.recipient(), await f.recipient(), await f.recipient()];
+  const announcement = await f.announcement(['push', 'sms', 'email']);
+  await f.handle({ announcementId: announcement.id });
+  const batch = f.queue.messages[0] as FanoutMessage;
+  const keys = readers.slice(0, 3).flatMap((reader) => (['push', 'sms', 'email'] as const).map((channel) => ({ announcementId: announcement.id, userId: reader.user.id, channel })));
+  const now = f.h.clock.now();
+  const claims = await claimDeliveries(f.db, keys, now.toISOString(), new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString());
+  expect(claims.every((claim) => claim === 'claimed')).toBe(true);
+  return { announcementId: announcement.id, keys, batch };
+}
+
+describe('re-driving stalled batches', () => {
+  it('enqueues one fresh message over the rows of a dead holder once its lease is over, and delivers them once', async () => {
+    const { announcementId, keys, batch } = await crashedBatch();
+    const enqueuedBefore = f.queue.messages.length;
+    f.h.clock.advance(DELIVERY_LEASE_MS - 1);
+    expect(await redriveStalledBatches(f.deps)).toEqual({ messages: 0, rows: 0 });
+    f.h.clock.advance(1);
+    expect(await redriveStalledBatches(f.deps)).toEqual({ messages: 1, rows: 9 });
+    const redriven = f.queue.messages.slice(enqueuedBefore);
+    expect(redriven).toEqual([{ announcementId, batch: { afterUserId: '', throughUserId: batch.batch?.throughUserId, size: 3 }, redriven: true }]);
+    // Handed over once: the next run finds nothing, though nobody has claimed the rows yet.
+    f.h.clock.advance(60_000);
+    expect(await redriveStalledBatches(f.deps)).toEqual({ messages: 0, rows: 0 });
+    const result = await f.handle(redriven[0]);
+    expect(result).toMatchObject({ kind: 'batch', recipients: 3 });
+    const rows = (await deliveriesOf(f.db, announcementId)).filter((row) => keys.some((key) => key.userId === row.userId));
+    expect(rows.map((row) => row.result).sort()).toEqual([...Array(6).fill('accepted'), ...Array(3).fill('success')]);
+    expect(f.providers.calls.sms).toHaveLength(3);
+    expect(f.providers.calls.email).toHaveLength(3);
+    // The host's own message, seen again 10 minutes later, sends nothing twice.
+    f.h.clock.advance(10 * 60_000);
+    await f.handle(batch);
+    expect(f.providers.calls.sms).toHaveLength(3);
+    expect(f.h.sink.withMessage('stalled fan-out batch re-driven')).toEqual([
+      expect.objectContaining({ level: 'warn', announcementId, stalledRows: 9, users: 3, errorCode: 'delivery_stalled' }),
+    ]);
+    expect(f.h.telemetry.itemsOf('event', 'notification.redrive')).toHaveLength(1);
+  });
+
+  it('leaves rows under a live lease, and rows a failing invocation gave back, to the queue', async () => {
+    const { keys } = await crashedBatch();
+    const [released] = keys;
+    await releaseDelivery(f.db, released as DeliveryKey, f.h.clock.now().toISOString());
+    f.h.clock.advance(DELIVERY_LEASE_MS);
+    const enqueuedBefore = f.queue.messages.length;
+    expect(await redriveStalledBatches(f.deps)).toEqual({ messages: 1, rows: 8 });
+    expect(f.queue.messages.length).toBe(enqueuedBefore + 1);
+  });
+
+  it('ends a re-driven message quietly when a live holder has its rows, and fails an ordinary one so the queue retries', async () => {
+    const { batch } = await crashedBatch();
+    const redriven: FanoutMessage = { ...batch, redriven: true };
+    // The rows are under the dead holder's live lease still: busy for both messages.
+    await expect(f.handle(redriven)).resolves.toMatchObject({ kind: 'batch' });
+    await expect(f.handle(batch)).rejects.toThrow(/still owed/);
+  });
+});
