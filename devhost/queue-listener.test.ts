@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { QueueServiceClient } from '@azure/storage-queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseLogLine } from '../test/helpers/log-schema';
 import { startAzuriteQueue, type RunningAzurite } from './azurite';
 import type { QueueSettings } from './host-json';
@@ -154,6 +154,66 @@ describe('queue listener against Azurite', () => {
     await queue.sendMessage('orphaned', { visibilityTimeout: processingVisibility.seconds });
     await eventually(() => invocations.length === 2, 5_000);
     expect(Date.now() - orphanedAt).toBeGreaterThanOrEqual(900);
+  });
+
+  it("takes a message for the Functions host's 10 minutes at the dequeue and renews it halfway, by default", async () => {
+    const name = queueName();
+    const real = service.getQueueClient(name);
+    await real.create();
+    const asked: { receive: number[]; update: number[] } = { receive: [], update: [] };
+    // The real client, recording the invisibility each call asks Azurite for.
+    const queue = new Proxy(real, {
+      get(target, property, receiver) {
+        if (property === 'receiveMessages') {
+          return (options: { visibilityTimeout?: number }) => {
+            asked.receive.push(options.visibilityTimeout ?? -1);
+            return target.receiveMessages(options as never);
+          };
+        }
+        if (property === 'updateMessage') {
+          return (id: string, pop: string, text: string | undefined, seconds?: number) => {
+            asked.update.push(seconds ?? -1);
+            return target.updateMessage(id, pop, text, seconds);
+          };
+        }
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    let release: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (release = resolve));
+    let started = false;
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const listener = startQueueListener({
+        functionName: 'host-lease',
+        queue,
+        poisonQueue: service.getQueueClient(`${name}-poison`),
+        settings: { ...settings, messageEncoding: 'none' },
+        logger,
+        invoke: async () => {
+          started = true;
+          await running;
+        },
+      });
+      listeners.push(listener);
+      await real.sendMessage('work');
+      await eventually(() => started);
+      expect(new Set(asked.receive)).toEqual(new Set([600]));
+      // Not renewed before it is halfway to expiring; renewed for another 10 minutes when it is.
+      await vi.advanceTimersByTimeAsync(299_000);
+      expect(asked.update).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1_000);
+      await eventually(() => asked.update.length === 1);
+      expect(asked.update).toEqual([600]);
+      // Meanwhile no other receive sees it.
+      expect((await real.receiveMessages({ numberOfMessages: 1, visibilityTimeout: 1 })).receivedMessageItems).toEqual([]);
+      release();
+      await eventually(async () => (await real.getProperties()).approximateMessagesCount === 0);
+    } finally {
+      release();
+      vi.useRealTimers();
+    }
   });
 
   it('stops promptly while waiting on an empty queue', async () => {

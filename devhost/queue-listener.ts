@@ -6,15 +6,16 @@ import type { QueueSettings } from './host-json';
 import { decodeMessageText, queueInput, queueTriggerMetadata, type ReceivedMessage } from './queue-message';
 
 /**
- * How long a received message stays invisible while the function runs, renewed every
- * `VISIBILITY_RENEWAL_MS` until it ends. The Storage Queues extension takes 10 minutes and renews
- * them on a timer while the function runs (`QueueListener`, azure-sdk-for-net); the local host takes
- * one minute, so a message whose host was killed comes back within a minute: families of a crashed
- * batch get their messages within two minutes of a restart. The ledger's lease
- * (`shared/notifications/delivery/lease-heartbeat.ts`) is never longer than this.
+ * How long a received message stays invisible while the function runs, and when that is renewed:
+ * the Functions host's Storage Queues extension takes 10 minutes at the dequeue and renews the
+ * invisibility when it is halfway to expiring (`QueueListener` and
+ * `UpdateQueueMessageVisibilityCommand`, azure-sdk-for-net; not configurable), so the local host does
+ * the same: a message whose host was killed comes back only 10 minutes later. A crashed fan-out batch
+ * does not wait for it: its ledger rows are re-driven by `fanout-recovery-timer` once their one-minute
+ * lease is over (`shared/notifications/fanout/redrive-stalled-batches.ts`).
  */
-export const PROCESSING_VISIBILITY_SECONDS = 60;
-const VISIBILITY_RENEWAL_MS = 20_000;
+export const PROCESSING_VISIBILITY_SECONDS = 600;
+const VISIBILITY_RENEWAL_MS = (PROCESSING_VISIBILITY_SECONDS * 1000) / 2;
 const MIN_POLLING_INTERVAL_MS = 100;
 
 export interface QueueListenerOptions {
@@ -27,7 +28,7 @@ export interface QueueListenerOptions {
   /** Runs the function for one message; a throw (or rejection) is a failed attempt. */
   invoke(input: unknown, triggerMetadata: TriggerMetadata, message: ReceivedMessage): Promise<void>;
   now?: () => Date;
-  /** Tests only: the processing invisibility and its renewal (default 60 s, renewed every 20 s). */
+  /** Tests only: the processing invisibility and its renewal (default: the host's 10 minutes, renewed halfway). */
   processingVisibility?: { seconds: number; renewEveryMs: number };
 }
 

@@ -22,6 +22,13 @@ describe('the ledger lease', () => {
     expect(DELIVERY_LEASE_MS).toBeLessThanOrEqual(FUNCTIONS_HOST_MESSAGE_INVISIBILITY_MS);
     expect(LEASE_RENEWAL_MS * 2).toBeLessThanOrEqual(DELIVERY_LEASE_MS);
   });
+
+  it('is what a crashed batch waits for, not the queue: the local host keeps a running message invisible as long as the Functions host does', () => {
+    // Issue 26: every run has production's semantics, so a test cannot pass on a short queue lease.
+    expect(PROCESSING_VISIBILITY_SECONDS * 1000).toBe(FUNCTIONS_HOST_MESSAGE_INVISIBILITY_MS);
+    // One lease, then the minute of the recovery timer: resumed within 2 minutes of a crash.
+    expect(DELIVERY_LEASE_MS + 60_000).toBeLessThanOrEqual(2 * 60_000);
+  });
 });
 
 describe('startLeaseHeartbeat', () => {

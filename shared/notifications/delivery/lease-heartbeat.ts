@@ -4,9 +4,11 @@ import { renewDeliveryLeases, type DeliveryKey } from './delivery-ledger';
 
 /**
  * How long a claimed ledger row stays reserved for the invocation sending it, and how often that
- * invocation renews it. The lease is never longer than the queue message's own invisibility (the
- * local host: 60 s; the Functions host: 10 minutes), so a message redelivered after a crash finds
- * its rows free: families of a crashed batch wait one lease, not a function timeout.
+ * invocation renews it. The lease is never longer than the queue message's own invisibility (10
+ * minutes on the Functions host and the local host alike), and a crashed batch does not wait for
+ * that: once the lease of rows nobody renewed is over, the recovery timer re-drives them
+ * (`../fanout/redrive-stalled-batches.ts`, every minute), so families of a crashed batch wait one
+ * lease and at most a minute more, inside ACS's 5-minute repeatability window.
  */
 export const DELIVERY_LEASE_MS = 60_000;
 export const LEASE_RENEWAL_MS = 20_000;
