@@ -5,9 +5,9 @@ import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fano
 import { redriveStalledBatches } from '../shared/notifications/fanout/redrive-stalled-batches';
 
 /**
- * On `FANOUT_RECOVERY_SCHEDULE` (every minute): re-drives fan-out batches whose ledger lease ran
+ * On `FANOUT_RECOVERY_SCHEDULE` (every 30 seconds): re-drives fan-out batches whose ledger lease ran
  * out with no live holder (a crashed instance), by enqueueing a fresh batch message, so delivery
- * resumes within two minutes instead of when the host's 10-minute queue lease ends.
+ * resumes within 90 seconds of a crash instead of when the host's 10-minute queue lease ends.
  */
 export const recoverFanoutBatches = backgroundHandler<Timer>(
   'fanout-recovery-timer',

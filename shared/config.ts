@@ -131,8 +131,8 @@ const envSchema = z.object({
   SESSION_SWEEP_SCHEDULE: z._default(z.string(), '0 17 * * * *'),
   PUSH_RECEIPTS_SCHEDULE: z._default(z.string(), '0 */15 * * * *'),
   DELIVERY_SETTLE_SCHEDULE: z._default(z.string(), '0 7-59/15 * * * *'),
-  // Every minute: a crashed fan-out batch resumes within two minutes (one ledger lease, then this).
-  FANOUT_RECOVERY_SCHEDULE: z._default(z.string(), '30 */1 * * * *'),
+  // Every 30 seconds: a crashed fan-out batch resumes within 90 seconds (one ledger lease, then this).
+  FANOUT_RECOVERY_SCHEDULE: z._default(z.string(), '*/30 * * * * *'),
   COST_CHECK_SCHEDULE: z._default(z.string(), '0 30 6 * * *'),
   // The ARM scope whose cost the daily check reads (the deployment's resource group); empty: no check.
   COST_SCOPE: z.optional(
@@ -270,7 +270,7 @@ export interface Config {
     pushReceipts: string;
     /** NCRONTAB of the settling of SMS and e-mail deliveries whose report never came. */
     deliverySettle: string;
-    /** NCRONTAB of the recovery of fan-out batches whose holder died (every minute). */
+    /** NCRONTAB of the recovery of fan-out batches whose holder died (every 30 seconds). */
     fanoutRecovery: string;
     /** NCRONTAB of the daily cost check (once a day, after Cost Management has the day before). */
     costCheck: string;

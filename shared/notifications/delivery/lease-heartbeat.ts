@@ -7,8 +7,8 @@ import { renewDeliveryLeases, type DeliveryKey } from './delivery-ledger';
  * invocation renews it. The lease is never longer than the queue message's own invisibility (10
  * minutes on the Functions host and the local host alike), and a crashed batch does not wait for
  * that: once the lease of rows nobody renewed is over, the recovery timer re-drives them
- * (`../fanout/redrive-stalled-batches.ts`, every minute), so families of a crashed batch wait one
- * lease and at most a minute more, inside ACS's 5-minute repeatability window.
+ * (`../fanout/redrive-stalled-batches.ts`, every 30 seconds), so families of a crashed batch wait one
+ * lease and at most 30 seconds more, inside ACS's 5-minute repeatability window.
  */
 export const DELIVERY_LEASE_MS = 60_000;
 export const LEASE_RENEWAL_MS = 20_000;

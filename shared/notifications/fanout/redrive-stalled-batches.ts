@@ -2,7 +2,7 @@ import { ledgerUserIdBefore, markStalledHandedOver, stalledDeliveries, type Stal
 import type { FanoutDeps } from './fanout-deps';
 import type { FanoutMessage } from './fanout-message';
 
-/** Stalled rows read per run: far more than a crash leaves; the rest wait a minute for the next run. */
+/** Stalled rows read per run: far more than a crash leaves; the rest wait for the next run. */
 export const STALLED_ROWS_PER_RUN = 5000;
 
 export interface RedriveResult {
@@ -19,8 +19,8 @@ export type RedriveDeps = Pick<FanoutDeps, 'database' | 'queue' | 'clock' | 'log
  * queue message invisible for 10 minutes (renewed halfway), so after a crash a batch's message is
  * not seen again for up to 10 minutes, past ACS's 5-minute repeatability window. The ledger's own
  * lease is one minute: once it runs out on rows nobody released (`stalled-deliveries.ts`), this
- * enqueues a fresh batch message over their users' id range (the `fanout-recovery-timer`, every
- * minute), so delivery resumes within two minutes of the crash. For each range the message goes
+ * enqueues a fresh batch message over their users' id range (the `fanout-recovery-timer`, every 30
+ * seconds), so delivery resumes within 90 seconds of the crash. For each range the message goes
  * first, then the rows are marked handed over by a compare-and-set: a failed enqueue leaves them
  * stalled for the next run, and two runs racing at most make a second message, which finds the
  * rows taken and ends (`redriven`). The claim's own compare-and-set keeps one holder per row.
