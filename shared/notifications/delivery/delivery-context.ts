@@ -93,21 +93,29 @@ export class DeliveryContext {
         this.count(key.channel, 'busy');
       }
     });
-    // In the order the batch starts its sends: SMS, then e-mail (`deliver-batch.ts`).
-    const sent = [...held.filter((key) => key.channel === 'sms'), ...held.filter((key) => key.channel === 'email')];
-    this.sendStarts = new SendStarts(this.db, this.deps.clock, this.announcement.id, sent);
+    this.sendStarts = new SendStarts(this.db, this.deps.clock, this.announcement.id);
     return held;
   }
 
   /**
-   * Right before an SMS's or e-mail's provider call: records its first send (durably, a few rows
-   * per statement) and says whether the call is a first send, a resend of the same repeatable
-   * request, or too late to resend (`send-repeatability.ts`).
+   * Right before an SMS's or e-mail's provider call: records its first send (durably, together with
+   * the other sends starting at that moment) and says whether the call is a first send, a resend of
+   * the same repeatable request, or too late to resend (`send-repeatability.ts`).
    * @returns undefined when the row was settled meanwhile: nothing to send.
    */
   startSend(key: DeliveryKey): Promise<SendStart | undefined> {
-    this.sendStarts ??= new SendStarts(this.db, this.deps.clock, this.announcement.id, []);
+    this.sendStarts ??= new SendStarts(this.db, this.deps.clock, this.announcement.id);
     return this.sendStarts.start(key);
+  }
+
+  /**
+   * The provider call `startSend` prepared is not made (the instance began stopping: checked in the
+   * same turn as the call would be made, so no call has started): a first send is forgotten, so
+   * the row, provably never sent, goes as a first send whenever it is sent, even past ACS's window,
+   * rather than being written off as an unknown outcome. The row stays held; the batch gives it back.
+   */
+  async forgetStart(key: DeliveryKey, start: SendStart): Promise<void> {
+    if (start.kind === 'first') await (this.sendStarts as SendStarts).notSent(key);
   }
 
   /**

@@ -33,6 +33,10 @@ export async function deliverEmail(ctx: DeliveryContext, recipient: Recipient): 
     await outcomeUnknown(ctx, key, facts, message);
     return;
   }
+  if (ctx.stopping) {
+    await ctx.forgetStart(key, start);
+    return;
+  }
   await send(ctx, key, facts, message, start);
 }
 

@@ -56,16 +56,7 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
     return;
   }
 
-  const start = await ctx.startSend(key);
-  if (!start) {
-    ctx.settledElsewhere(key);
-    return;
-  }
-  if (start.kind === 'expired') {
-    await outcomeUnknown(ctx, key, facts);
-    return;
-  }
-
+  // The spend is reserved before the first send is marked: the mark is the last write before the call.
   const { text, segments } = smsOf(ctx.announcement);
   const reservation = await reserveSms(ctx.db, ctx.deps.sms, ctx.now(), segments);
   if (reservation.ok && reservation.warning) {
@@ -81,6 +72,24 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
     await finishDelivery(ctx.db, key, { result: 'budget_exceeded' }, ctx.now().toISOString());
     ctx.settled(key, 'budget_exceeded');
     reportBudgetExceeded(ctx.deps, facts);
+    return;
+  }
+
+  const start = await ctx.startSend(key);
+  if (!start) {
+    await refundSms(ctx.db, reservation, ctx.now());
+    ctx.settledElsewhere(key);
+    return;
+  }
+  if (start.kind === 'expired') {
+    // Its spend was counted when it first went (or may have gone).
+    await refundSms(ctx.db, reservation, ctx.now());
+    await outcomeUnknown(ctx, key, facts);
+    return;
+  }
+  if (ctx.stopping) {
+    await refundSms(ctx.db, reservation, ctx.now());
+    await ctx.forgetStart(key, start);
     return;
   }
 
