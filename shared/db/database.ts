@@ -50,6 +50,10 @@ export interface TransactionExecutor extends SqlExecutor {
   tryLock(resource: string, options?: LockOptions): Promise<boolean>;
 }
 
+export interface TransactionOptions {
+  first?: boolean;
+}
+
 export interface Database extends SqlExecutor {
   readonly dialect: Dialect;
   /**
@@ -59,8 +63,11 @@ export interface Database extends SqlExecutor {
    * transaction back before its commit, SQL Server runs it again. So it talks to the database
    * only through `tx`, and leaves log lines, telemetry and calls to other services until after
    * the transaction resolved.
+   * @param options.first run it before the statements this instance has queued and not started
+   *   (SQLite: its one connection runs one statement at a time; SQL Server: a pool, nothing waits
+   *   in line). For a write whose delay a crash would turn into a repeated message: a push answer.
    */
-  transaction<T>(work: (tx: TransactionExecutor) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: TransactionExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** A cheap round trip that proves the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

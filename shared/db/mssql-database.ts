@@ -8,6 +8,7 @@ import {
   type SqlParams,
   type SqlRow,
   type TransactionExecutor,
+  type TransactionOptions,
 } from './database';
 import { mssqlConfigFromConnectionString } from './mssql-config';
 import { tediousDriver, type DriverPool, type DriverRequest, type DriverTransaction, type MssqlDriver, type RequestOverrides } from './mssql-driver';
@@ -118,7 +119,8 @@ class MssqlDatabase implements Database {
     );
   }
 
-  async transaction<T>(work: (tx: TransactionExecutor) => Promise<T>): Promise<T> {
+  /** `options.first` changes nothing here: each transaction takes a pooled connection of its own, nothing waits in line. */
+  async transaction<T>(work: (tx: TransactionExecutor) => Promise<T>, _options?: TransactionOptions): Promise<T> {
     this.scope.assertOutside();
     return this.withRetries('transaction', () => this.transactionOnce(work));
   }

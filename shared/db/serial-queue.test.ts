@@ -18,3 +18,25 @@ describe('SerialQueue', () => {
     expect(events).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
   });
 });
+
+describe('SerialQueue.runFirst', () => {
+  it('runs a task ahead of every task not started yet, after the one running and earlier first tasks', async () => {
+    const queue = new SerialQueue();
+    const events: string[] = [];
+    let release: () => void = () => undefined;
+    const running = queue.run(async () => {
+      events.push('running');
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = ['b', 'c'].map((name) => queue.run(() => void events.push(name)));
+    const urgent = ['first-1', 'first-2'].map((name) => queue.runFirst(() => void events.push(name)));
+    const failing = queue.runFirst(() => {
+      throw new Error('refused');
+    });
+    release();
+    await Promise.all([running, ...later, ...urgent]);
+    await expect(failing).rejects.toThrow('refused');
+    expect(events).toEqual(['running', 'first-1', 'first-2', 'b', 'c']);
+  });
+});

@@ -114,6 +114,29 @@ describe('createSqliteDatabase', () => {
     await expect(impatient.execute("INSERT INTO Probe (id) VALUES ('after')")).resolves.toBe(1);
   });
 
+  it('runs a transaction asked to go first before the statements already waiting for the connection', async () => {
+    const db = open(join(folder, 'first.sqlite'));
+    await db.execute('CREATE TABLE Events (n INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL)');
+    let release: () => void = () => undefined;
+    // A transaction holding the connection, with writes queued behind it.
+    const holding = db.transaction(async (tx) => {
+      await tx.execute("INSERT INTO Events (name) VALUES ('holding')");
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = ['sms-1', 'sms-2', 'sms-3'].map((name) => db.execute('INSERT INTO Events (name) VALUES (@name)', { name }));
+    const answer = db.transaction((tx) => tx.execute("INSERT INTO Events (name) VALUES ('push-answer')"), { first: true });
+    release();
+    await Promise.all([holding, ...queued, answer]);
+    expect((await db.query<{ name: string }>('SELECT name FROM Events ORDER BY n')).map((row) => row.name)).toEqual([
+      'holding',
+      'push-answer',
+      'sms-1',
+      'sms-2',
+      'sms-3',
+    ]);
+  });
+
   it('binds whole numbers as INTEGER and others as REAL, as SQL Server types them', async () => {
     const db = open(':memory:');
     expect(await db.query('SELECT typeof(@whole) AS whole, typeof(@fraction) AS fraction', { whole: 3, fraction: 0.5 })).toEqual([

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { checkLockRequest, type Database, type LockOptions, type SqlParams, type SqlRow, type SqlValue, type TransactionExecutor } from './database';
+import { checkLockRequest, type Database, type LockOptions, type SqlParams, type SqlRow, type SqlValue, type TransactionExecutor, type TransactionOptions } from './database';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { UniqueViolationError } from './database-errors';
 import { SerialQueue } from './serial-queue';
@@ -87,9 +87,10 @@ class SqliteDatabase implements Database {
     return this.queue.run(() => this.run(this.open(), sql, params));
   }
 
-  async transaction<T>(work: (tx: TransactionExecutor) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: TransactionExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     this.scope.assertOutside();
-    return this.queue.run(async () => {
+    const queued = (task: () => Promise<T>): Promise<T> => (options.first ? this.queue.runFirst(task) : this.queue.run(task));
+    return queued(async () => {
       const connection = this.open();
       this.run(connection, 'BEGIN IMMEDIATE');
       let finished = false;

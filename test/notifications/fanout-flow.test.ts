@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deliveriesOf } from '../../shared/notifications/delivery/delivery-ledger';
 import { FanoutError } from '../../shared/notifications/fanout/fanout-error';
 import { runFanoutInProcess } from '../../shared/notifications/fanout/run-fanout';
@@ -199,6 +199,18 @@ describe('push', () => {
     expect(f.providers.calls.push.map((batch) => batch.map((m) => m.to))).toEqual([[flaky.tokens[0], steady.tokens[0]], [flaky.tokens[0]]]);
     expect(f.sleep.waits).toEqual([200]);
     expect((await deliveriesOf(f.db, announcement.id)).map((row) => row.result)).toEqual(['success', 'success']);
+  });
+
+  it('records a push answer ahead of the writes already waiting for the connection (issue 26, point 3)', async () => {
+    await f.recipient({ devices: 1, phone: true, email: true });
+    const announcement = await f.announcement(['push', 'sms', 'email']);
+    const transactions = vi.spyOn(f.db, 'transaction');
+    expect(await f.fanOut(announcement.id)).toEqual([]);
+    // The push answer's transaction (tickets and results) is the one asked to go first.
+    const first = transactions.mock.calls.filter(([, options]) => options?.first === true);
+    expect(first).toHaveLength(1);
+    expect(transactions.mock.calls.length).toBeGreaterThan(first.length);
+    transactions.mockRestore();
   });
 
   it('removes a stale token with a warn line, delivering to the user’s other device', async () => {
