@@ -150,9 +150,20 @@ describe('notification delivery rates over final results', () => {
     const failures = list(/failures = countif\(result in \(([^)]*)\)\)/.exec(text)?.[1]);
     expect(new Set(finals)).toEqual(new Set(['delivered', 'failed', 'provider_error', 'success']));
     expect(new Set(failures)).toEqual(new Set(['failed', 'provider_error']));
-    expect(text).toMatch(/errorRatePercent = 100\.0 \* failures \/ finalResults/);
+    expect(text).toMatch(/errorRatePercent = iff\(outcomeUnknown > 0, 100\.0, 100\.0 \* failures \/ finalResults\)/);
     for (const result of [...finals, ...NOT_COUNTED]) expect(DELIVERY_RESULTS as readonly string[]).toContain(result);
     expect(finals.filter((result) => NOT_COUNTED.includes(result))).toEqual([]);
+  });
+
+  it('fires on any SMS a fan-out batch left with an unknown outcome (issue 26), whatever the failure share', () => {
+    const alert = loadAlerts().find((entry) => entry.name === 'sms-failure-rate-elevated');
+    const text = alert ? queryText(alert) : '';
+    expect(text).toContain('Name in ("notification.delivery", "notification.outcome_unknown")');
+    expect(text).toMatch(/outcomeUnknown = sum\(unknownInEvent\)/);
+    expect(text).toMatch(/\| where finalResults > 0 or outcomeUnknown > 0/);
+    // Above the threshold whenever one is left.
+    expect(alert?.threshold).toBeTypeOf('number');
+    expect(100).toBeGreaterThan(Number(alert?.threshold));
   });
 
   it('computes the workbook\'s delivery rate per channel as delivered + success among final results', () => {
