@@ -14,7 +14,7 @@ import {
 } from '../../shared/notifications/delivery/delivery-ledger';
 import { deletePushTicket, recordPushTickets, ticketsSentBefore, type PushTicket } from '../../shared/notifications/push/push-tickets';
 import { clearSendStart, markSendStarts, restartSendStart } from '../../shared/notifications/delivery/send-repeatability';
-import { ledgerUserIdBefore, markStalledHandedOver, stalledDeliveries } from '../../shared/notifications/delivery/stalled-deliveries';
+import { markStalledHandedOver, stalledDeliveries, userIdBefore } from '../../shared/notifications/delivery/stalled-deliveries';
 import { refundSms, reserveSms, spentUsd, type SmsReservation, type SmsSpendSettings } from '../../shared/notifications/sms/sms-spend-guard';
 import { insertUser } from '../../shared/users/user-store';
 import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
@@ -308,8 +308,8 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
         expect(await stalledDeliveries(db, isoAfter(later, 600_000), 10)).toEqual([]);
         // Handed over: free for the fresh message's claim at once.
         expect(await claimDelivery(db, crashed, later, isoAfter(later, 60_000))).toBe('claimed');
-        expect(await ledgerUserIdBefore(db, ANNOUNCEMENT, OTHER_USER)).toBe(USER);
-        expect(await ledgerUserIdBefore(db, ANNOUNCEMENT, USER)).toBe('');
+        expect(await userIdBefore(db, OTHER_USER)).toBe(USER);
+        expect(await userIdBefore(db, USER)).toBe('');
       });
 
       it('gives exactly one of two racing first claims the row', async () => {

@@ -45,7 +45,10 @@ describe('re-driving stalled batches', () => {
     f.h.clock.advance(1);
     expect(await redriveStalledBatches(f.deps)).toEqual({ messages: 1, rows: 9 });
     const redriven = f.queue.messages.slice(enqueuedBefore);
-    expect(redriven).toEqual([{ announcementId, batch: { afterUserId: '', throughUserId: batch.batch?.throughUserId, size: 3 }, redriven: true }]);
+    // Its range is the batch's: from just below its first user (the user before, whoever that is) to its last.
+    expect(redriven).toEqual([{ announcementId, batch: { afterUserId: expect.any(String), throughUserId: batch.batch?.throughUserId, size: 3 }, redriven: true }]);
+    const after = redriven[0]?.batch?.afterUserId as string;
+    expect(after >= (batch.batch?.afterUserId as string) && after < (keys[0]?.userId as string)).toBe(true);
     // Handed over once: the next run finds nothing, though nobody has claimed the rows yet.
     f.h.clock.advance(60_000);
     expect(await redriveStalledBatches(f.deps)).toEqual({ messages: 0, rows: 0 });
@@ -63,6 +66,29 @@ describe('re-driving stalled batches', () => {
       expect.objectContaining({ level: 'warn', announcementId, stalledRows: 9, users: 3, errorCode: 'delivery_stalled' }),
     ]);
     expect(f.h.telemetry.itemsOf('event', 'notification.redrive')).toHaveLength(1);
+  });
+
+  it('re-drives each dead batch over its own range, never over a batch between two of them', async () => {
+    const readers = [];
+    for (let n = 0; n < 9; n += 1) readers.push(await f.recipient());
+    const announcement = await f.announcement(['sms']);
+    await f.handle({ announcementId: announcement.id });
+    const batches = f.queue.messages.slice(-3) as FanoutMessage[];
+    // Batches 0 and 2 claimed by two invocations that died; batch 1's message has not run yet.
+    for (const [index, offsetMs] of [[0, 0], [2, 5]] as const) {
+      const keys = readers.slice(index * 3, index * 3 + 3).map((reader) => ({ announcementId: announcement.id, userId: reader.user.id, channel: 'sms' as const }));
+      const at = f.h.clock.now().getTime() + offsetMs;
+      await claimDeliveries(f.db, keys, new Date(at).toISOString(), new Date(at + DELIVERY_LEASE_MS).toISOString());
+    }
+    f.h.clock.advance(DELIVERY_LEASE_MS + 5);
+    const before = f.queue.messages.length;
+    expect(await redriveStalledBatches(f.deps)).toEqual({ messages: 2, rows: 6 });
+    const ranges = (f.queue.messages.slice(before) as FanoutMessage[]).map((message) => [message.batch?.afterUserId, message.batch?.throughUserId]);
+    // Batch 2's starts right after batch 1's last user; batch 0's just below its first user.
+    expect(ranges).toEqual([
+      [f.author.id < (readers[0]?.user.id as string) ? f.author.id : '', batches[0]?.batch?.throughUserId],
+      [batches[2]?.batch?.afterUserId, batches[2]?.batch?.throughUserId],
+    ]);
   });
 
   it('leaves rows under a live lease, and rows a failing invocation gave back, to the queue', async () => {

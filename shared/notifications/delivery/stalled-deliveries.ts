@@ -70,13 +70,11 @@ export async function markStalledHandedOver(
 }
 
 /**
- * The greatest user id of the announcement's ledger below `userId` (`''` when none): the exclusive
- * start of a batch range that begins at `userId` without reaching back into an earlier batch.
+ * The greatest user id below `userId` (`''` when none): the exclusive start of a batch range that
+ * begins at `userId` and reaches back into no other batch, whether or not that batch has ledger
+ * rows yet.
  */
-export async function ledgerUserIdBefore(db: SqlExecutor, announcementId: string, userId: string): Promise<string> {
-  const [row] = await db.query<{ userId: string | null }>(
-    'SELECT MAX(userId) AS userId FROM NotificationDeliveries WHERE announcementId = @announcementId AND userId < @userId',
-    { announcementId, userId },
-  );
-  return row?.userId ?? '';
+export async function userIdBefore(db: SqlExecutor, userId: string): Promise<string> {
+  const [row] = await db.query<{ id: string | null }>('SELECT MAX(id) AS id FROM Users WHERE id < @userId', { userId });
+  return row?.id ?? '';
 }

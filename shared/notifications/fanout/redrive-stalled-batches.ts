@@ -1,4 +1,4 @@
-import { ledgerUserIdBefore, markStalledHandedOver, stalledDeliveries, type StalledDelivery } from '../delivery/stalled-deliveries';
+import { markStalledHandedOver, stalledDeliveries, userIdBefore, type StalledDelivery } from '../delivery/stalled-deliveries';
 import type { FanoutDeps } from './fanout-deps';
 import type { FanoutMessage } from './fanout-message';
 
@@ -30,7 +30,8 @@ export async function redriveStalledBatches(deps: RedriveDeps): Promise<RedriveR
   const now = deps.clock.now().toISOString();
   const stalled = await stalledDeliveries(db, now, STALLED_ROWS_PER_RUN);
   const result: RedriveResult = { messages: 0, rows: 0 };
-  for (const [announcementId, rows] of byAnnouncement(stalled)) {
+  for (const rows of byHolder(stalled)) {
+    const announcementId = (rows[0] as StalledDelivery).announcementId;
     const users = [...new Set(rows.map((row) => row.userId))].sort(compareIds);
     for (let start = 0; start < users.length; start += deps.batchSize) {
       const range = users.slice(start, start + deps.batchSize);
@@ -39,7 +40,7 @@ export async function redriveStalledBatches(deps: RedriveDeps): Promise<RedriveR
       const inRange = new Set(range);
       const message: FanoutMessage = {
         announcementId,
-        batch: { afterUserId: await ledgerUserIdBefore(db, announcementId, first), throughUserId: through, size: deps.batchSize },
+        batch: { afterUserId: await userIdBefore(db, first), throughUserId: through, size: deps.batchSize },
         redriven: true,
       };
       await deps.queue.enqueue(message);
@@ -62,14 +63,21 @@ export async function redriveStalledBatches(deps: RedriveDeps): Promise<RedriveR
   return result;
 }
 
-function byAnnouncement(rows: readonly StalledDelivery[]): Map<string, StalledDelivery[]> {
+/**
+ * The stalled rows by the invocation that held them: a claim sets one lease on all of a batch's
+ * rows and each renewal moves them together, so rows of one announcement under one lease are one
+ * dead batch's, and their users' range stays inside that batch's range (never spanning batches
+ * between two dead ones, whose messages may still be on their way).
+ */
+function byHolder(rows: readonly StalledDelivery[]): StalledDelivery[][] {
   const grouped = new Map<string, StalledDelivery[]>();
   for (const row of rows) {
-    const list = grouped.get(row.announcementId) ?? [];
+    const holder = `${row.announcementId}\n${row.claimedUntil}`;
+    const list = grouped.get(holder) ?? [];
     list.push(row);
-    grouped.set(row.announcementId, list);
+    grouped.set(holder, list);
   }
-  return grouped;
+  return [...grouped.values()];
 }
 
 /** The ledger's order of user ids (binary, as `ORDER BY userId` on both engines for these ASCII ids). */
