@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLogLine } from '../helpers/log-schema';
+import { startSilentServer, type SilentServer } from '../helpers/silent-server';
 import { ROOT } from './worker-load';
 
 /**
@@ -15,20 +14,14 @@ import { ROOT } from './worker-load';
  * accepts connections and never answers; one invocation tracks an event; then the hook runs.
  */
 const workDir = mkdtempSync(path.join(tmpdir(), 'worker-terminate-'));
-let silent: Server;
-const sockets = new Set<Socket>();
+let silent: SilentServer;
 
 beforeAll(async () => {
-  silent = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+  silent = await startSilentServer();
 });
 
 afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise<void>((done) => silent.close(() => done()));
+  await silent.close();
   rmSync(workDir, { recursive: true, force: true });
 });
 
@@ -58,7 +51,7 @@ const SCRIPT = `
 
 describe('WorkerTerminate with a telemetry endpoint that never answers', () => {
   it('stops within 3 s of the appTerminate hook, counting what telemetry could not flush in one warn line', async () => {
-    const connectionString = `InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=https://127.0.0.1:${(silent.address() as AddressInfo).port}/`;
+    const connectionString = `InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=https://127.0.0.1:${silent.port}/`;
     const child = spawn(process.execPath, ['-e', SCRIPT], {
       cwd: ROOT,
       env: {

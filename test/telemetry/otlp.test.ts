@@ -1,5 +1,3 @@
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWithLogContext } from '../../shared/logging/log-context';
 import { createLogger } from '../../shared/logging/logger';
@@ -7,6 +5,7 @@ import { REDACTION_MARKER } from '../../shared/logging/scrub';
 import { createTelemetry, type Telemetry } from '../../shared/telemetry';
 import { createOtlpTelemetry } from '../../shared/telemetry/otlp';
 import { LogSink } from '../helpers/log-sink';
+import { startSilentServer, type SilentServer } from '../helpers/silent-server';
 import { startOtlpCapture, type OtlpCapture } from './otlp-capture';
 
 /**
@@ -241,26 +240,20 @@ describe('OTLP backend against a local OTLP/HTTP receiver', () => {
 });
 
 describe('OTLP backend against a receiver that never answers', () => {
-  let silent: Server;
-  const sockets = new Set<Socket>();
+  let silent: SilentServer;
 
   beforeAll(async () => {
-    silent = createServer((socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    silent = await startSilentServer();
   });
 
   afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((done) => silent.close(() => done()));
+    await silent.close();
   });
 
   it('resolves flush() at its time limit while the export hangs', async () => {
     const sink = new LogSink();
     const telemetry = createOtlpTelemetry({
-      endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      endpoint: `http://127.0.0.1:${silent.port}`,
       serviceName: 'api',
       logger: createLogger({ service: 'api', level: 'info', destination: sink }),
       flushTimeoutMs: 300,
@@ -271,6 +264,6 @@ describe('OTLP backend against a receiver that never answers', () => {
     const flushMs = performance.now() - started;
     expect(flushMs).toBeGreaterThanOrEqual(250);
     expect(flushMs).toBeLessThan(3_000);
-    expect(sockets.size).toBeGreaterThan(0);
+    expect(silent.openConnections()).toBeGreaterThan(0);
   });
 });
