@@ -79,6 +79,10 @@ export async function measureFirstSignIns(plan: FirstSignInPlan, note: (message:
       await seed.stop();
     }
     const parent = adult;
+    // The seed host migrated the database. The measured hosts open it as production does, without
+    // checking or running migrations (production's schema comes from `npm run migrate`, and
+    // APP_ENV=production cannot run on SQLite): MIGRATE_ON_OPEN=false, the only setting that differs.
+    const measured = { ...settings, MIGRATE_ON_OPEN: 'false' };
     let address = 0;
     const requestOf = (kind: FirstKind, round: number): BenchRequest => {
       address += 1;
@@ -105,7 +109,7 @@ export async function measureFirstSignIns(plan: FirstSignInPlan, note: (message:
       // The kinds take turns within the round, their order turning each round.
       for (let turn = 0; turn < KINDS.length; turn += 1) {
         const kind = KINDS[(turn + round) % KINDS.length] as FirstKind;
-        const host = await startBenchHost(settings);
+        const host = await startBenchHost(measured);
         const client = createClient(host.baseUrl, 1);
         try {
           const answer = await client.send(requestOf(kind, round));
@@ -175,7 +179,7 @@ export function renderFirstSignInSection(m: FirstSignInMeasurement): string[] {
   return [
     `## First sign-ins of a fresh process (${m.plan.rounds} rounds, issue 27)`,
     '',
-    `Each round starts five fresh local hosts (\`dist/devhost/main.js\`, \`APP_ENV=test\`, SQLite, \`UV_THREADPOOL_SIZE=2\`) one after another on one seeded database, each sent a different first request: a child sign-in, an adult sign-in (an ID token from the bench's JWKS server on 127.0.0.1), an unknown username, a wrong PIN, and for reference \`GET /api/health\` (what any first request costs: no database, no hashing); the order turns each round. The child, adult and health hosts then answer ${m.plan.warm} more of the same, one at a time: their median is the warm figure, and the ratio is taken within each process. The first request includes everything the process left for later: opening the database (and, outside production, checking its migrations), loading argon2 or jose, fetching the JWKS. Times are the client's, from sending to the answer's last byte; the first request also opens its TCP connection.`,
+    `Each round starts five fresh local hosts (\`dist/devhost/main.js\`, \`APP_ENV=test\`, SQLite, \`UV_THREADPOOL_SIZE=2\`) one after another on one seeded database, migrated by the seeding host; the measured hosts run with \`MIGRATE_ON_OPEN=false\`, so they open it as production does, never checking or running migrations (production takes its schema from \`npm run migrate\`; \`APP_ENV=production\` cannot run on SQLite, and this is the one setting that differs from the seeding host), each sent a different first request: a child sign-in, an adult sign-in (an ID token from the bench's JWKS server on 127.0.0.1), an unknown username, a wrong PIN, and for reference \`GET /api/health\` (what any first request costs: no database, no hashing); the order turns each round. The child, adult and health hosts then answer ${m.plan.warm} more of the same, one at a time: their median is the warm figure, and the ratio is taken within each process. The first request includes everything the process left for later: opening the database, loading argon2 or jose, fetching the JWKS. Times are the client's, from sending to the answer's last byte; the first request also opens its TCP connection.`,
     '',
     table(
       ['First request', 'First, ms (min / median / max)', 'Warm median, ms (min / median / max)', 'First ÷ warm (min / median / max)'],

@@ -97,7 +97,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
       }),
   );
   // Production schemas change only through `npm run migrate`, a deliberate step of the release.
-  const migrateOnOpen = config.appEnv !== 'production';
+  const migrateOnOpen = config.migrateOnOpen;
   const database = lazyDatabase(async () => {
     const db = await openDatabase(config.database, { logger });
     if (migrateOnOpen) {

@@ -104,6 +104,14 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...productionEnv, IDP_JWKS_URI: 'http://login.example.com/keys' })[0]).toMatch(/https/);
   });
 
+  it('migrates on open outside production unless MIGRATE_ON_OPEN=false; never in production, which refuses true', () => {
+    expect(loadConfig({}).migrateOnOpen).toBe(true);
+    expect(loadConfig({ APP_ENV: 'test', MIGRATE_ON_OPEN: 'false' }).migrateOnOpen).toBe(false);
+    expect(loadConfig(productionEnv).migrateOnOpen).toBe(false);
+    expect(problemsOf({ ...productionEnv, MIGRATE_ON_OPEN: 'true' })).toEqual([expect.stringMatching(/^MIGRATE_ON_OPEN: production never migrates/)]);
+    expect(problemsOf({ MIGRATE_ON_OPEN: 'yes' })).toEqual([expect.stringMatching(/^MIGRATE_ON_OPEN: /)]);
+  });
+
   it('refuses debug logs in production unless explicitly allowed', () => {
     expect(problemsOf({ ...productionEnv, LOG_LEVEL: 'debug' })[0]).toMatch(/ALLOW_DEBUG_IN_PRODUCTION/);
     expect(loadConfig({ ...productionEnv, LOG_LEVEL: 'debug', ALLOW_DEBUG_IN_PRODUCTION: 'true' }).logLevel).toBe('debug');

@@ -106,6 +106,9 @@ const envSchema = z.object({
   CORS_ALLOWED_ORIGINS: commaList,
   SQL_CONNECTION_STRING: optionalString,
   SQLITE_PATH: z._default(z.string(), '.data/platform.sqlite'),
+  // Outside production the schema is brought up to date when the database first opens; false: as
+  // production, never (the schema comes from `npm run migrate`). Production refuses true.
+  MIGRATE_ON_OPEN: z.optional(z.enum(['true', 'false'], { message: 'must be true or false' })),
   AzureWebJobsStorage: optionalString,
   AzureWebJobsStorage__accountName: optionalString,
   AzureWebJobsStorage__queueServiceUri: z.optional(absoluteUrl()),
@@ -211,6 +214,11 @@ export interface Config {
   database:
     | { kind: 'mssql'; connectionString: string }
     | { kind: 'sqlite'; path: string };
+  /**
+   * Bring the schema up to date when the database first opens: outside production unless
+   * `MIGRATE_ON_OPEN=false`; never in production, whose schema changes only through `npm run migrate`.
+   */
+  migrateOnOpen: boolean;
   /** `AzureWebJobsStorage`; undefined when queues are not configured (or reached by identity). */
   storageConnectionString: string | undefined;
   /**
@@ -385,6 +393,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     if (!e.IDP_JWKS_URI) problems.push("IDP_JWKS_URI: required in production (the identity provider's JWKS URL), or IDP_PROVIDERS");
     else if (!e.IDP_JWKS_URI.startsWith('https://')) problems.push('IDP_JWKS_URI: must be an https:// URL in production');
   }
+  if (production && e.MIGRATE_ON_OPEN === 'true') {
+    problems.push('MIGRATE_ON_OPEN: production never migrates on open (run `npm run migrate` in the release)');
+  }
   if (production) {
     if (!e.SQL_CONNECTION_STRING) {
       problems.push('SQL_CONNECTION_STRING: required in production (the embedded SQLite database is for development)');
@@ -451,6 +462,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     database: e.SQL_CONNECTION_STRING
       ? { kind: 'mssql', connectionString: e.SQL_CONNECTION_STRING }
       : { kind: 'sqlite', path: e.SQLITE_PATH },
+    migrateOnOpen: !production && e.MIGRATE_ON_OPEN !== 'false',
     storageConnectionString,
     queueStorage: queueStorageOf(e, storageConnectionString),
     appInsightsConnectionString: e.APPLICATIONINSIGHTS_CONNECTION_STRING,
