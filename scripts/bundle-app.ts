@@ -36,6 +36,36 @@ export const LAZY_PACKAGES = [
 
 const PROVIDED_BY_THE_WORKER = ['@azure/functions-core'];
 
+/** The namespace of the one module that imports `@azure/functions` for every registration file. */
+const FUNCTIONS_LIBRARY_NAMESPACE = 'azure-functions-once';
+
+/**
+ * One view of `@azure/functions` for the whole bundle. The library is CommonJS, and esbuild gives
+ * every ES module that imports a CommonJS one a namespace copy of its own (`__toESM`, a getter per
+ * export): 44 registration files, 44 copies of the library's exports at every start. The files
+ * import instead a module of named bindings taken once from one copy.
+ */
+function oneFunctionsLibraryView(projectRoot: string): import('esbuild').Plugin {
+  return {
+    name: 'one-azure-functions-view',
+    setup(build) {
+      build.onResolve({ filter: /^@azure\/functions$/ }, (args) =>
+        args.namespace === FUNCTIONS_LIBRARY_NAMESPACE ? undefined : { path: '@azure/functions', namespace: FUNCTIONS_LIBRARY_NAMESPACE },
+      );
+      build.onLoad({ filter: /.*/, namespace: FUNCTIONS_LIBRARY_NAMESPACE }, () => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const names = Object.keys(require(require.resolve('@azure/functions', { paths: [projectRoot] })) as object)
+          .filter((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default' && name !== '__esModule');
+        return {
+          contents: `import * as library from '@azure/functions';\nexport const { ${names.join(', ')} } = library;\n`,
+          resolveDir: projectRoot,
+          loader: 'js',
+        };
+      });
+    },
+  };
+}
+
 /** The registration files, in the order the Functions worker's glob of `dist/functions/*.js` loaded them. */
 export function registrationFiles(projectRoot: string): string[] {
   return readdirSync(path.join(projectRoot, 'functions'))
@@ -142,6 +172,7 @@ export async function bundleApp(projectRoot: string): Promise<{ bytes: number }>
     format: 'cjs',
     outfile: path.join(outdir, 'functions.js'),
     external: [...PROVIDED_BY_THE_WORKER, ...LAZY_PACKAGES],
+    plugins: [oneFunctionsLibraryView(projectRoot)],
     // Not `keepNames`: its thousands of `__name` calls cost start-up time, and the app's error
     // classes name themselves (`override readonly name = ...`); the source map maps stack traces.
     // Dynamic import() of an external package becomes require(): the bundle runs as a vm.Script

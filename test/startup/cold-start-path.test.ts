@@ -59,6 +59,11 @@ describe('the cold-start path', () => {
     expect(loaded.builtins).not.toContain('sqlite');
   });
 
+  it("takes @azure/functions's exports once for every registration file (one namespace copy, not one per file)", () => {
+    const bundle = readFileSync(path.join(ROOT, 'dist/app/functions.js'), 'utf8');
+    expect(bundle.match(/__toESM\(require_azure_functions\(\)/g)).toHaveLength(1);
+  });
+
   it('builds the services and writes its first lines after the appStart hooks are done (when the worker answers), not before', () => {
     const script = `
       const { installFunctionsCore } = require(${JSON.stringify(path.join(ROOT, 'dist/devhost/functions-core-shim.js'))});
