@@ -36,6 +36,10 @@ export const LAZY_PACKAGES = [
 
 const PROVIDED_BY_THE_WORKER = ['@azure/functions-core'];
 
+/** Node's CommonJS module wrapper (\`Module.wrapper\`), around the bundle in its file. */
+const MODULE_WRAPPER_START = '(function (exports, require, module, __filename, __dirname) { ';
+const MODULE_WRAPPER_END = '\n});';
+
 /** The namespace of the one module that imports `@azure/functions` for every registration file. */
 const FUNCTIONS_LIBRARY_NAMESPACE = 'azure-functions-once';
 
@@ -133,7 +137,9 @@ function runBundle(filename, sha256, bytes) {
   } catch {
     // No cache yet: this start compiles as usual and leaves one at exit.
   }
-  const script = new vm.Script(Module.wrap(source), { filename, cachedData });
+  // The file is already wrapped as a CommonJS module (the build's banner and footer): V8 compiles
+  // its text as read, with no 700 KiB copy to join a wrapper to it at every start.
+  const script = new vm.Script(source, { filename, cachedData });
   const bundle = { exports: {} };
   script.runInThisContext().call(bundle.exports, bundle.exports, Module.createRequire(filename), bundle, filename, __dirname);
   if (cacheFile && (!cachedData || script.cachedDataRejected)) {
@@ -173,6 +179,9 @@ export async function bundleApp(projectRoot: string): Promise<{ bytes: number }>
     outfile: path.join(outdir, 'functions.js'),
     external: [...PROVIDED_BY_THE_WORKER, ...LAZY_PACKAGES],
     plugins: [oneFunctionsLibraryView(projectRoot)],
+    // Node's CommonJS wrapper (\`Module.wrap\`), written into the file, so that main.js compiles it as read.
+    banner: { js: MODULE_WRAPPER_START },
+    footer: { js: MODULE_WRAPPER_END },
     // Not `keepNames`: its thousands of `__name` calls cost start-up time, and the app's error
     // classes name themselves (`override readonly name = ...`); the source map maps stack traces.
     // Dynamic import() of an external package becomes require(): the bundle runs as a vm.Script
