@@ -1,7 +1,7 @@
 import './require-node';
 import { redirectConsoleToStderr } from './console-to-stderr';
 import { ConfigError, loadConfig, type Config } from '../shared/config';
-import { shutdownTimings, type ShutdownTimings } from '../shared/lifecycle/shutdown-timings';
+import { shutdownTimings, type ShutdownTimings } from '../shared/settings/shutdown-timings';
 import { createLogger, errorFields, type Logger } from '../shared/logging/logger';
 import { applySettings, readLocalSettings } from './local-settings';
 import { loadApp } from './load-app';

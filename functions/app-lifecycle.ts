@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
 import { appConfig, appServices } from '../shared/composition-root';
-import { ANSWERS_LEAVE_MS, WORKER_TERMINATE_GRACE_MS } from '../shared/lifecycle/shutdown-timings';
+import { ANSWERS_LEAVE_MS, WORKER_TERMINATE_GRACE_MS } from '../shared/settings/shutdown-timings';
 import { errorFields, type Logger } from '../shared/logging/logger';
 
 /**

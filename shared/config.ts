@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './lifecycle/shutdown-timings';
-import { parseBootstrapAdmins, type BootstrapAdmin } from './auth/bootstrap-admins';
-import { isUnsafeAlgorithm, parseIdentityProviders, type IdentityProviderSettings } from './auth/id-token/provider-settings';
-import { hasInstrumentationKey } from './telemetry/app-insights-connection';
+import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './settings/shutdown-timings';
+import { parseBootstrapAdmins, type BootstrapAdmin } from './settings/bootstrap-admins';
+import { isUnsafeAlgorithm, parseIdentityProviders, type IdentityProviderSettings } from './settings/provider-settings';
+import { hasInstrumentationKey } from './settings/app-insights-connection';
 
 /**
  * The one place that reads the environment. Every other module receives the parsed `Config`
@@ -249,7 +249,7 @@ export interface Config {
   /**
    * The grace period between the platform's SIGTERM and its SIGKILL (`SHUTDOWN_GRACE_SECONDS`,
    * `terminationGracePeriodSeconds` of the container app): the shutdown schedule is derived from it
-   * (`shared/lifecycle/shutdown-timings.ts`).
+   * (`shared/settings/shutdown-timings.ts`).
    */
   shutdownGraceSeconds: number;
   newUserStatus: 'active' | 'pending_approval';

@@ -9,7 +9,7 @@ import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
 import { parentAccountLock } from '../users/erase-account';
 import { findAdultByIdentity, findUserById, insertUser, refreshAdultContact } from '../users/user-store';
-import { isBootstrapAdmin, type BootstrapAdmin } from './bootstrap-admins';
+import { isBootstrapAdmin, type BootstrapAdmin } from '../settings/bootstrap-admins';
 import { checkAdultThrottle, recordAdultFailure, type AdultSignInThrottle, type AdultThrottleRefusal } from './adult-sign-in-throttle';
 import type { AuthDeps } from './auth-deps';
 import type { IdTokenClaims, IdTokenVerifier } from './id-token';

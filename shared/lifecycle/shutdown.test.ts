@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createShutdown, ShutdownError } from './shutdown';
-import { DEFAULT_SHUTDOWN_GRACE_SECONDS, shutdownTimings, WORKER_TERMINATE_GRACE_MS } from './shutdown-timings';
+import { DEFAULT_SHUTDOWN_GRACE_SECONDS, shutdownTimings, WORKER_TERMINATE_GRACE_MS } from '../settings/shutdown-timings';
 
 describe('shutdownTimings', () => {
   it('leaves a third of the grace, at most 10 s, after the deadline', () => {

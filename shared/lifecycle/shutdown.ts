@@ -1,4 +1,4 @@
-import { shutdownTimings, type ShutdownTimings } from './shutdown-timings';
+import { shutdownTimings, type ShutdownTimings } from '../settings/shutdown-timings';
 
 /**
  * The process's shutdown, as the code doing slow outbound work sees it: one signal when

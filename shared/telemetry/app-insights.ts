@@ -28,7 +28,7 @@ import { currentLogContext } from '../logging/log-context';
 import type { Logger } from '../logging/logger';
 import { guardedCalls } from './guarded-call';
 import { scrubSecrets } from '../logging/scrub';
-import { assertAppInsightsConnectionString } from './app-insights-connection';
+import { assertAppInsightsConnectionString } from '../settings/app-insights-connection';
 import { flushWithin } from './flush-within';
 import type { DependencyTelemetry, Telemetry } from './telemetry';
 import { correlatedProperties, dependencyProperties, metricDimensions, scrubbedError } from './telemetry-correlation';

@@ -11,7 +11,7 @@
  */
 import type { LogLevel } from '../config';
 import type { Logger } from '../logging/logger';
-import { assertAppInsightsConnectionString } from './app-insights-connection';
+import { assertAppInsightsConnectionString } from '../settings/app-insights-connection';
 import { createDeferredTelemetry } from './deferred-telemetry';
 import type { RemoteBackendSettings, TelemetryBackendLoader } from './load-backend';
 import { createLogOnlyTelemetry } from './log-only';

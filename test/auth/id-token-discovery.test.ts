@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { IdentityProviderSettings } from '../../shared/auth/id-token/provider-settings';
+import type { IdentityProviderSettings } from '../../shared/settings/provider-settings';
 import type { ProviderFailureReport } from '../../shared/auth/id-token/provider-failure';
 import { createIdTokenVerifier } from '../../shared/auth/id-token/verify-id-token';
 import { manualClock, type ManualClock } from '../../shared/ports/clock';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shutdownTimings } from '../../shared/lifecycle/shutdown-timings';
+import { shutdownTimings } from '../../shared/settings/shutdown-timings';
 import { ApiClient } from '../helpers/api-client';
 import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';

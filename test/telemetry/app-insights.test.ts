@@ -35,7 +35,7 @@ function assertDistIsFresh(): void {
     'telemetry/deferred-telemetry',
     'telemetry/load-backend',
     'telemetry/app-insights',
-    'telemetry/app-insights-connection',
+    'settings/app-insights-connection',
     'telemetry/telemetry-correlation',
     'telemetry/flush-within',
     'telemetry/telemetry-properties',

@@ -12,7 +12,7 @@ import {
 } from './jwks-key-source';
 import { createDiscoveryKeySource } from './discovery-key-source';
 import { invalidTokenReason, type InvalidTokenReason } from './invalid-token-reason';
-import { isUnsafeAlgorithm, type IdentityProviderSettings } from './provider-settings';
+import { isUnsafeAlgorithm, type IdentityProviderSettings } from '../../settings/provider-settings';
 import { IdpUnavailableError, type ProviderFailureReport, type ProviderStatus } from './provider-failure';
 import { tokenShapeProblem } from './token-shape';
 import { canonicalEmail, canonicalPhone } from '../../users/contact-address';
