@@ -6,7 +6,7 @@ import { usernameThrottleKey } from '../auth/child/throttle-keys';
 import { writeAudit } from '../audit/write-audit';
 import { UniqueViolationError } from '../db/database-errors';
 import { problem, type Problem } from '../errors/problem';
-import { summarizeFieldErrors } from '../validation/field-errors';
+import { summarizeFieldErrors } from '../errors/field-errors';
 import type { Section, User } from '../users/user';
 import { toChildAccountView, type ChildAccountView, type SecretKind } from './child-account';
 import { findChildById, insertChildAccount } from './child-account-store';

@@ -1,8 +1,8 @@
 import type { HttpRequest } from '@azure/functions';
 import type { Validator } from '../validation/lazy-schema';
 import { problem, type Problem } from '../errors/problem';
-import { fieldErrorsOf, summarizeFieldErrors } from '../validation/field-errors';
-import { loneSurrogateErrors } from '../validation/well-formed-strings';
+import { fieldErrorsOf, summarizeFieldErrors } from '../errors/field-errors';
+import { loneSurrogateErrors } from '../errors/well-formed-strings';
 
 /** The contract's request body limit. */
 export const MAX_BODY_BYTES = 16 * 1024;

@@ -3,7 +3,7 @@ import { createAnnouncementBody, updateAnnouncementBody } from '../announcements
 import { USERNAME_RULE_DETAIL } from '../auth/child/child-username';
 import { childSessionBody } from '../auth/sign-in-request-schemas';
 import { createChildBody, updateChildBody } from '../children/child-request-schemas';
-import type { Validator } from './lazy-schema';
+import type { Validator } from '../validation/lazy-schema';
 import { fieldErrorsOf, jsonPointer, summarizeFieldErrors } from './field-errors';
 
 const CANARY = 'canary-9f3a1c';

@@ -1,4 +1,4 @@
-import type { FieldError } from '../errors/problem';
+import type { FieldError } from './problem';
 import { jsonPointer } from './field-errors';
 
 /** As many entries as `fieldErrorsOf` gives at most. */

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
-import type { FieldError } from '../errors/problem';
-import { isNameableKey } from './nameable-key';
+import type { FieldError } from './problem';
+import { isNameableKey } from '../validation/nameable-key';
 
 /** Enough for any body the API takes; a 16 KiB body of a thousand bad items still gets a bounded answer. */
 const MAX_FIELD_ERRORS = 20;
