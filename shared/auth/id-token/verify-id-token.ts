@@ -15,7 +15,7 @@ import { invalidTokenReason, type InvalidTokenReason } from './invalid-token-rea
 import { isUnsafeAlgorithm, type IdentityProviderSettings } from '../../settings/provider-settings';
 import { IdpUnavailableError, type ProviderFailureReport, type ProviderStatus } from './provider-failure';
 import { tokenShapeProblem } from './token-shape';
-import { canonicalEmail, canonicalPhone } from '../../users/contact-address';
+import { canonicalEmail, canonicalPhone } from '../../validation/contact-address';
 
 /** The identity a verified ID token proves. Users are keyed by (`issuer`, `subject`). */
 export interface IdTokenClaims {

@@ -1,9 +1,9 @@
-import { canonicalEmail, canonicalPhone } from '../../users/contact-address';
+import { canonicalEmail, canonicalPhone } from '../../validation/contact-address';
 import type { SqlExecutor } from '../database';
 
 /**
  * Puts the contact data already stored into the canonical form the app now writes
- * (`shared/users/contact-address.ts`), on both engines (migration 0007): users' addresses and
+ * (`shared/validation/contact-address.ts`), on both engines (migration 0007): users' addresses and
  * numbers (one that is not valid is dropped, as sign-in now drops it), hard bounces and SMS
  * opt-outs (spellings of one address merge into one row, the earliest kept). Runs inside the
  * migration's transaction.

@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '../../db/database';
 import { UniqueViolationError } from '../../db/database-errors';
-import { canonicalEmail } from '../../users/contact-address';
+import { canonicalEmail } from '../../validation/contact-address';
 
 /**
  * E-mail addresses that hard-bounced (contract section 10; issue 4): marked once, never sent to

@@ -6,7 +6,7 @@ import { markEmailHardBounce } from '../email/email-hard-bounces';
 import type { FanoutDeps } from '../fanout/fanout-deps';
 import { safeLabel } from '../providers/provider-http';
 import { clearProviderSmsOptOut, recordProviderSmsOptOut } from '../sms/sms-opt-outs';
-import { canonicalPhone } from '../../users/contact-address';
+import { canonicalPhone } from '../../validation/contact-address';
 import { parseCommunicationEvent, type CommunicationEvent } from './communication-event';
 import { smsKeywordOf } from './sms-keywords';
 

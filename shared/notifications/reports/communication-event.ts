@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { canonicalPhone } from '../../users/contact-address';
+import { canonicalPhone } from '../../validation/contact-address';
 import { lazySchema, type LazySchema } from '../../validation/lazy-schema';
 import { parseJson } from '../providers/provider-http';
 

@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '../../db/database';
 import { UniqueViolationError } from '../../db/database-errors';
-import { canonicalPhone } from '../../users/contact-address';
+import { canonicalPhone } from '../../validation/contact-address';
 import { isOn } from '../preferences/notification-preferences';
 
 /**
