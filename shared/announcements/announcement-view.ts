@@ -1,7 +1,7 @@
 import type { Announcement, AnnouncementChannel, AnnouncementStatus } from './announcement';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
-import { entityId, timestamp } from '../validation/api-fields';
+import { entityId, timestamp } from '../users/api-fields';
 import { ANNOUNCEMENT_CHANNELS, ANNOUNCEMENT_STATUSES } from './announcement';
 
 /** An announcement as the API shows it. */

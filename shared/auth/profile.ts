@@ -3,7 +3,7 @@ import type { Section, User } from '../users/user';
 import { toUserView, userViewFields } from '../users/user-view';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
-import { entityId, section, timestamp } from '../validation/api-fields';
+import { entityId, section, timestamp } from '../users/api-fields';
 
 /** What `GET /api/v1/me` answers from: the caller exactly as the session check loaded it. */
 export interface ProfileSource {

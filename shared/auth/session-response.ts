@@ -2,7 +2,7 @@ import type { StartedSession } from '../sessions/start-session';
 import type { Section, User } from '../users/user';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
-import { accountType, entityId, role, section, timestamp, userStatus } from '../validation/api-fields';
+import { accountType, entityId, role, section, timestamp, userStatus } from '../users/api-fields';
 
 /**
  * The 200 body of both sign-in endpoints (contract section 4). `expiresAt` is the absolute expiry;

@@ -1,7 +1,7 @@
 import type { Section, UserStatus } from '../users/user';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
-import { entityId, section, timestamp, userStatus } from '../validation/api-fields';
+import { entityId, section, timestamp, userStatus } from '../users/api-fields';
 
 export type SecretKind = 'pin' | 'password';
 

@@ -8,7 +8,7 @@ import type { User } from '../users/user';
 import { findChildById } from './child-account-store';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
-import { timestamp } from '../validation/api-fields';
+import { timestamp } from '../users/api-fields';
 
 /**
  * `GET /api/v1/children/{id}/activity`: what a parent may see of a child's account from the audit

@@ -1,7 +1,7 @@
 import { SECTIONS, type Section } from '../users/user';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
-import { entityId, section, timestamp } from '../validation/api-fields';
+import { entityId, section, timestamp } from '../users/api-fields';
 
 /**
  * How a parent's consent was given. `account_holder_confirmation`: the signed-in account holder

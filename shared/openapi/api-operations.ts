@@ -24,7 +24,7 @@ import { accountExportSchema } from '../users/export-account';
 import { USER_STATUSES } from '../users/user';
 import { roleChangeBody } from '../users/user-request-schemas';
 import { userViewSchema } from '../users/user-view';
-import { pageOf } from '../validation/api-fields';
+import { pageOf } from '../users/api-fields';
 import type { LazySchema } from '../validation/lazy-schema';
 
 /**

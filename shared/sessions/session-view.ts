@@ -3,7 +3,7 @@ import { toClientLabel, type ClientLabel } from './client-label';
 import type { LiveSession } from './session';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
-import { timestamp } from '../validation/api-fields';
+import { timestamp } from '../users/api-fields';
 import { CLIENT_LABELS } from './client-label';
 
 /**

@@ -28,7 +28,7 @@ import { activityItemSchema } from '../children/child-activity';
 import { childConsentViewSchema } from '../children/child-consent';
 import { preferencesSchema } from '../notifications/preferences/notification-preferences';
 import { CLIENT_LABELS } from '../sessions/client-label';
-import { accountType, entityId, role, section, timestamp, userStatus } from '../validation/api-fields';
+import { accountType, entityId, role, section, timestamp, userStatus } from './api-fields';
 
 /**
  * `GET /api/v1/me/export`: the caller's own data as one JSON document (issue 11, item 5). Each

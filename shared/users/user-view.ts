@@ -1,7 +1,7 @@
 import type { User } from './user';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
-import { accountType, entityId, role, timestamp, userStatus } from '../validation/api-fields';
+import { accountType, entityId, role, timestamp, userStatus } from './api-fields';
 
 /**
  * A user as the API shows it to the user themselves (`GET /api/v1/me`) and to administrators

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ACCOUNT_TYPES, ADULT_ROLES, SECTIONS, USER_STATUSES } from '../users/user';
+import { ACCOUNT_TYPES, ADULT_ROLES, SECTIONS, USER_STATUSES } from './user';
 
 /**
  * Field schemas the response schemas share (the OpenAPI document is generated from them, and the
