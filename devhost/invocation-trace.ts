@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { TraceContext } from '@azure/functions';
-import { parseTraceParent } from '../shared/http/trace-context';
+import { parseTraceParent } from '../shared/logging/trace-context';
 import { newTraceId } from '../shared/logging/log-context';
 
 /**

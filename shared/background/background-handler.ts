@@ -1,6 +1,6 @@
 import type { InvocationContext } from '@azure/functions';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
-import { resolveTraceId } from '../http/trace-context';
+import { resolveTraceId } from '../logging/trace-context';
 import { runWithLogContext } from '../logging/log-context';
 import type { Shutdown } from '../lifecycle/shutdown';
 import { errorFields, type Logger } from '../logging/logger';

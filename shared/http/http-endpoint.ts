@@ -14,7 +14,7 @@ import type { Section, User } from '../users/user';
 import { corsHeaders } from './cors';
 import { readJsonBody } from './read-json-body';
 import { refuseRepeatedQueryKeys } from './read-query';
-import { resolveTraceId } from './trace-context';
+import { resolveTraceId } from '../logging/trace-context';
 
 /** `extensions.http.routePrefix` of host.json: part of every endpoint label. */
 export const ROUTE_PREFIX = 'api';

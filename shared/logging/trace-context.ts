@@ -1,4 +1,4 @@
-import { newTraceId } from '../logging/log-context';
+import { newTraceId } from './log-context';
 
 /** A parsed W3C `traceparent` (version 00). */
 export interface TraceParent {
