@@ -1,5 +1,5 @@
 import { GROUP_COMMIT_MS, GROUP_COMMIT_ROWS } from '../shared/notifications/delivery/delivery-context';
-import type { Channel } from '../shared/notifications/providers/delivery';
+import type { Channel } from '../shared/ports/delivery';
 import {
   EXPECTED_RESULT,
   FANOUT_GOAL_RATIO,

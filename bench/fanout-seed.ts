@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { insertAnnouncement } from '../shared/announcements/announcement-store';
 import type { Database } from '../shared/db/database';
-import type { Channel } from '../shared/notifications/providers/delivery';
+import type { Channel } from '../shared/ports/delivery';
 import { insertUser } from '../shared/users/user-store';
 
 /** The bench's stand-in identity provider issuer: bench users never sign in, the column only must be set. */

@@ -8,7 +8,7 @@ import { createLogger } from '../shared/logging/logger';
 import { buildFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout/fanout-services';
 import { ACS_EMAIL_API_VERSION } from '../shared/notifications/providers/acs-email-operation';
 import { acsClientArguments, acsClientOptions, isLoopbackHttp, observeTries, sendBudgetMs } from '../shared/notifications/providers/acs-pipeline';
-import type { EmailMessage, SendObserver } from '../shared/notifications/providers/delivery';
+import type { EmailMessage, SendObserver } from '../shared/ports/delivery';
 import { DEFAULT_RETRY_POLICY } from '../shared/notifications/delivery/retry-transient';
 import { runFanoutInProcess } from '../shared/notifications/fanout/run-fanout';
 import { timeSqliteStatements } from './sqlite-timing';

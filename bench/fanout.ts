@@ -7,7 +7,7 @@ import { migrateDatabase } from '../shared/db/migrate';
 import type { BatchTally } from '../shared/notifications/delivery/delivery-context';
 import type { DeliveryResult } from '../shared/notifications/delivery/delivery-ledger';
 import { PUSH_BATCH_LIMIT } from '../shared/notifications/push/deliver-push';
-import { CHANNELS, type Channel } from '../shared/notifications/providers/delivery';
+import { CHANNELS, type Channel } from '../shared/ports/delivery';
 import { startFakeProviders, type FakeProviders } from '../test/helpers/fake-providers/start-fake-providers';
 import type { AdapterDone, AdapterRun, FanoutBenchMessage, FanoutDone, FanoutReady, FanoutWorkerMessage } from './fanout-protocol';
 import { seedFanoutAudience } from './fanout-seed';

@@ -1,4 +1,4 @@
-import { CHANNELS, type Channel } from '../notifications/providers/delivery';
+import { CHANNELS, type Channel } from '../ports/delivery';
 
 /**
  * Announcements (contract section 9): written by authors and administrators, approved by an

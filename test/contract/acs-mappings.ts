@@ -3,7 +3,7 @@ import type { AcsAccess } from '../../shared/config';
 import { readEmailOperation } from '../../shared/notifications/providers/acs-email-operation';
 import { createAcsEmailProvider } from '../../shared/notifications/providers/acs-email-provider';
 import { createAcsSmsProvider } from '../../shared/notifications/providers/acs-sms-provider';
-import type { SendObserver } from '../../shared/notifications/providers/delivery';
+import type { SendObserver } from '../../shared/ports/delivery';
 import { startFakeAcs, type FakeAcs } from '../helpers/fake-providers/fake-acs';
 import { startFakeManagedIdentity, type FakeManagedIdentity } from '../helpers/fake-providers/fake-managed-identity';
 import { FAKE_EMAIL_SENDER, FAKE_SMS_FROM } from '../helpers/fake-providers/start-fake-providers';

@@ -5,7 +5,7 @@ import type {
   PushMessage,
   PushProvider,
   SmsProvider,
-} from '../../shared/notifications/providers/delivery';
+} from '../../shared/ports/delivery';
 import {
   uniqueEmail,
   uniquePhone,

@@ -6,7 +6,7 @@ import { systemClock } from '../../shared/ports/clock';
 import { cryptoRandom } from '../../shared/ports/random';
 import { createAcsEmailProvider } from '../../shared/notifications/providers/acs-email-provider';
 import { createAcsSmsProvider } from '../../shared/notifications/providers/acs-sms-provider';
-import type { EmailProvider, PushProvider, SmsProvider } from '../../shared/notifications/providers/delivery';
+import type { EmailProvider, PushProvider, SmsProvider } from '../../shared/ports/delivery';
 import { createExpoPushProvider } from '../../shared/notifications/providers/expo-push-provider';
 import { createOutboxProviders, listOutboxDeliveries } from '../../shared/notifications/providers/outbox-provider';
 import { startFakeAcs, type FakeAcs } from '../helpers/fake-providers/fake-acs';

@@ -11,7 +11,7 @@ import {
 } from '../../shared/notifications/delivery/delivery-ledger';
 import { isEmailHardBounced } from '../../shared/notifications/email/email-hard-bounces';
 import { emailOperationId } from '../../shared/notifications/email/email-operation-id';
-import type { DeliveryProviders, EmailProvider } from '../../shared/notifications/providers/delivery';
+import type { DeliveryProviders, EmailProvider } from '../../shared/ports/delivery';
 import { applyCommunicationEvent } from '../../shared/notifications/reports/apply-communication-event';
 import { settleAcceptedDeliveries } from '../../shared/notifications/reports/settle-accepted-deliveries';
 import { smsOptOutOf } from '../../shared/notifications/sms/sms-opt-outs';

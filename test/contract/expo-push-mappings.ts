@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PushMessage } from '../../shared/notifications/providers/delivery';
+import type { PushMessage } from '../../shared/ports/delivery';
 import { createExpoPushProvider, type ExpoPushProviderOptions } from '../../shared/notifications/providers/expo-push-provider';
 import { startFakeExpoPush, type FakeExpoPush } from '../helpers/fake-providers/fake-expo-push';
 import { TEST_TIMEOUT_MS, uniquePushToken } from './delivery-provider-harness';

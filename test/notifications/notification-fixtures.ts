@@ -13,7 +13,7 @@ import type {
   PushMessage,
   SendObserver,
   SmsMessage,
-} from '../../shared/notifications/providers/delivery';
+} from '../../shared/ports/delivery';
 import type { Section, User } from '../../shared/users/user';
 import { insertUser } from '../../shared/users/user-store';
 import { adultUser, childUser } from '../contract/store-fixtures';

@@ -7,7 +7,7 @@ import type { FanoutDeps } from '../fanout/fanout-deps';
 import { FanoutError } from '../fanout/fanout-error';
 import { startLeaseHeartbeat, type LeaseHeartbeat } from './lease-heartbeat';
 import { errorFields } from '../../logging/logger';
-import type { Channel } from '../providers/delivery';
+import type { Channel } from '../../ports/delivery';
 import { channelsFor, recipientsOfBatch, type Recipient } from '../fanout/recipients';
 
 export interface BatchResult {

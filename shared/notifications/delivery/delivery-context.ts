@@ -5,7 +5,7 @@ import { reportAttempt, type AttemptResult, type DeliveryFacts } from './deliver
 import { emailOperationId } from '../email/email-operation-id';
 import type { FanoutDeps } from '../fanout/fanout-deps';
 import { DELIVERY_LEASE_MS, type HeldLeases } from './lease-heartbeat';
-import type { Channel, DeliveryOutcome } from '../providers/delivery';
+import type { Channel, DeliveryOutcome } from '../../ports/delivery';
 import { SHUTDOWN_CODE } from '../providers/provider-http';
 import { clearSendStart, providerRefused, type SendStart } from './send-repeatability';
 import { SendStarts } from './send-starts';

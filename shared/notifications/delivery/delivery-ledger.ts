@@ -1,6 +1,6 @@
 import type { Database, Dialect, SqlExecutor } from '../../db/database';
 import { jsonRowsCte, limitClause } from '../../db/dialect';
-import type { Channel } from '../providers/delivery';
+import type { Channel } from '../../ports/delivery';
 
 /**
  * The delivery ledger (contract section 10): one row per announcement × user × channel, unique, so

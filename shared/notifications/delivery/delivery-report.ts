@@ -2,7 +2,7 @@ import { errorFields } from '../../logging/logger';
 import type { DeliveryResult } from './delivery-ledger';
 import type { FanoutDeps } from '../fanout/fanout-deps';
 import { ProviderDeliveryError } from '../fanout/fanout-error';
-import type { Channel, DeliveryOutcome } from '../providers/delivery';
+import type { Channel, DeliveryOutcome } from '../../ports/delivery';
 
 /**
  * The log lines and telemetry of deliveries (spec section 6): one `delivery attempt` line per

@@ -1,4 +1,4 @@
-import type { DeliveryOutcome } from '../providers/delivery';
+import type { DeliveryOutcome } from '../../ports/delivery';
 
 /**
  * Bounded retries of transient provider errors inside one invocation: 3 tries, waiting 200 ms then

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Dialect, SqlExecutor } from '../../db/database';
 import { jsonRowsCte } from '../../db/dialect';
 import type { DeliveryKey } from './delivery-ledger';
-import type { DeliveryOutcome, RepeatablePair } from '../providers/delivery';
+import type { DeliveryOutcome, RepeatablePair } from '../../ports/delivery';
 import { SHUTDOWN_CODE } from '../providers/provider-http';
 
 /**

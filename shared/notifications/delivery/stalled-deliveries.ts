@@ -1,6 +1,6 @@
 import type { Database, Dialect, SqlExecutor } from '../../db/database';
 import { jsonRowsCte, limitClause } from '../../db/dialect';
-import type { Channel } from '../providers/delivery';
+import type { Channel } from '../../ports/delivery';
 import type { DeliveryKey } from './delivery-ledger';
 
 /**

@@ -4,7 +4,7 @@ import { reportOutcomeUnknown, reportRetry, type DeliveryFacts } from '../delive
 import { markEmailHardBounce } from './email-hard-bounces';
 import { emailOperationId } from './email-operation-id';
 import { OPERATION_NOT_FOUND } from '../providers/acs-email-operation';
-import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type EmailMessage } from '../providers/delivery';
+import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type EmailMessage } from '../../ports/delivery';
 import type { Recipient } from '../fanout/recipients';
 import { repeatabilityRequestId, restartSendStart, type SendStart } from '../delivery/send-repeatability';
 

@@ -4,7 +4,7 @@ import type { Logger } from '../../logging/logger';
 import type { Clock } from '../../ports/clock';
 import type { Telemetry } from '../../telemetry/telemetry';
 import type { FanoutQueue } from './fanout-queue';
-import type { DeliveryProviders } from '../providers/delivery';
+import type { DeliveryProviders } from '../../ports/delivery';
 import type { Sleep } from '../../resilience/retry-with-backoff';
 import type { RetryPolicy } from '../delivery/retry-transient';
 import type { SmsSpendSettings } from '../sms/sms-spend-guard';

@@ -2,7 +2,7 @@ import { appServices, type AppServices } from '../../composition-root';
 import { createLogger, type Logger } from '../../logging/logger';
 import { DEFAULT_DELIVERY_CONCURRENCY, type FanoutDeps } from './fanout-deps';
 import { createDeliveryProviders, type BuiltDeliveryProviders } from '../providers/create-delivery-providers';
-import type { DeliveryProviders } from '../providers/delivery';
+import type { DeliveryProviders } from '../../ports/delivery';
 import { realSleep } from '../../resilience/retry-with-backoff';
 import { DEFAULT_RETRY_POLICY } from '../delivery/retry-transient';
 

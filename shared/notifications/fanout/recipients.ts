@@ -1,7 +1,7 @@
 import type { Database, SqlValue } from '../../db/database';
 import { limitClause } from '../../db/dialect';
 import { DEFAULT_PREFERENCES, isOn, type NotificationPreferences } from '../preferences/notification-preferences';
-import type { Channel } from '../providers/delivery';
+import type { Channel } from '../../ports/delivery';
 import { pushTokensInRange } from '../push/push-tokens';
 
 /**

@@ -1,6 +1,6 @@
 import type { FanoutDeps } from './fanout-deps';
 import type { FanoutMessage } from './fanout-message';
-import type { Channel } from '../providers/delivery';
+import type { Channel } from '../../ports/delivery';
 import { FIRST_USER_ID, recipientIdsAfter } from './recipients';
 
 export interface SplitResult {

@@ -9,7 +9,7 @@ import { emailOperationId } from '../email/email-operation-id';
 import type { FanoutDeps } from '../fanout/fanout-deps';
 import { FanoutError, ProviderDeliveryError } from '../fanout/fanout-error';
 import { DELIVERY_LEASE_MS } from '../delivery/lease-heartbeat';
-import type { DeliveryOutcome } from '../providers/delivery';
+import type { DeliveryOutcome } from '../../ports/delivery';
 import { POISONED_PROVIDER_CODE } from '../poison/poisoned-deliveries';
 import { removeStalePushToken } from '../push/push-tokens';
 import {

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database';
 import type { FanoutMessage } from '../fanout/fanout-message';
-import type { Channel } from '../providers/delivery';
+import type { Channel } from '../../ports/delivery';
 import { FIRST_USER_ID, recipientIdsAfter } from '../fanout/recipients';
 import type { LedgerRange } from './poisoned-deliveries';
 

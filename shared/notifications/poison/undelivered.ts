@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database';
 import type { FanoutMessage } from '../fanout/fanout-message';
-import type { Channel } from '../providers/delivery';
+import type { Channel } from '../../ports/delivery';
 import { channelsFor, countRecipients, recipientsOfBatch } from '../fanout/recipients';
 import { ledgerRangeOf } from './ledger-range';
 import { countUndelivered, deliveryStatesInRange, isUndelivered, type LedgerRange } from './poisoned-deliveries';

@@ -1,7 +1,7 @@
 import type { ServiceClient } from '@azure/core-client';
 import type { AcsAccess } from '../../config';
 import { acsClientArguments, acsClientOptions, acsFailure, isLoopbackHttp, type AcsPipelineSettings } from './acs-pipeline';
-import type { DeliveryOutcome, EmailOperationState } from './delivery';
+import type { DeliveryOutcome, EmailOperationState } from '../../ports/delivery';
 import { asRecord, parseJson, safeLabel } from './provider-http';
 
 /** ACS's code for mail dropped because every recipient is on its suppression list (hard-bounced before). */

@@ -4,7 +4,7 @@ import type { FullOperationResponse } from '@azure/core-client';
 import type { PipelinePolicy } from '@azure/core-rest-pipeline';
 import type { AcsAccess } from '../../config';
 import { acsClientArguments, acsClientOptions, acsFailure, observeTries, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
-import type { DeliveryOutcome, EmailProvider } from './delivery';
+import type { DeliveryOutcome, EmailProvider } from '../../ports/delivery';
 import { failedOperation, readEmailOperation } from './acs-email-operation';
 import { SHUTDOWN_CODE, shutdownOutcome } from './provider-http';
 

@@ -10,7 +10,7 @@ import {
   sendAbortSignal,
   type AcsPipelineSettings,
 } from './acs-pipeline';
-import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type SmsProvider } from './delivery';
+import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type SmsProvider } from '../../ports/delivery';
 import { httpStatusCode, isTransientStatus, shutdownOutcome } from './provider-http';
 
 /**

@@ -9,7 +9,7 @@ import { createAcsEmailProvider } from './acs-email-provider';
 import { managedIdentity } from '../../azure/managed-identity';
 import type { AcsPipelineSettings } from './acs-pipeline';
 import { createAcsSmsProvider } from './acs-sms-provider';
-import type { Channel, DeliveryProviders } from './delivery';
+import type { Channel, DeliveryProviders } from '../../ports/delivery';
 import { createExpoPushProvider } from './expo-push-provider';
 import { createOutboxProviders } from './outbox-provider';
 import type { Fetch } from './provider-http';

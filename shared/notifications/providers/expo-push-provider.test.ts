@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { PushMessage } from './delivery';
+import type { PushMessage } from '../../ports/delivery';
 import { createExpoPushProvider, isExpoPushToken } from './expo-push-provider';
 
 /** A `fetch` that records each request and answers `reply`. */

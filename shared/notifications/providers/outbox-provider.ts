@@ -4,7 +4,7 @@ import { DependencyUnavailableError } from '../../errors/dependency-unavailable'
 import type { Logger } from '../../logging/logger';
 import type { Clock } from '../../ports/clock';
 import type { Random } from '../../ports/random';
-import type { Channel, DeliveryOutcome, DeliveryProviders } from './delivery';
+import type { Channel, DeliveryOutcome, DeliveryProviders } from '../../ports/delivery';
 
 /**
  * The development providers of all three channels: each delivery becomes a `NotificationOutbox`

@@ -1,4 +1,4 @@
-import type { DeliveryOutcome } from './delivery';
+import type { DeliveryOutcome } from '../../ports/delivery';
 
 /**
  * The small HTTP toolkit the provider adapters share: one request with a deadline, and the rules

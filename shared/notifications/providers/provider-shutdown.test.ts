@@ -5,7 +5,7 @@ import { shutdownTimings } from '../../settings/shutdown-timings';
 import { DEFAULT_RETRY_POLICY, retryDelayMs } from '../delivery/retry-transient';
 import { createAcsEmailProvider } from './acs-email-provider';
 import { createAcsSmsProvider } from './acs-sms-provider';
-import type { PushMessage } from './delivery';
+import type { PushMessage } from '../../ports/delivery';
 import { createExpoPushProvider } from './expo-push-provider';
 import { SHUTDOWN_CODE, shutdownOutcome } from './provider-http';
 

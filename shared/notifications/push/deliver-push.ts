@@ -1,7 +1,7 @@
 import type { DeliveryContext } from '../delivery/delivery-context';
 import { finishDeliveries, type DeliveryResult, type FinishedDelivery } from '../delivery/delivery-ledger';
 import { reportAttempt, reportPushMessage, reportRetry, reportStaleToken } from '../delivery/delivery-report';
-import type { DeliveryOutcome, PushMessage } from '../providers/delivery';
+import type { DeliveryOutcome, PushMessage } from '../../ports/delivery';
 import { PushProgress, type AnsweredDevice, type Device, type UserPushResult } from './push-progress';
 import { recordPushTickets, type PushTicket } from './push-tickets';
 import { removeStalePushToken } from './push-tokens';

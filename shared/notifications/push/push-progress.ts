@@ -1,4 +1,4 @@
-import type { DeliveryOutcome } from '../providers/delivery';
+import type { DeliveryOutcome } from '../../ports/delivery';
 
 /** One device of a push fan-out: the user it belongs to and its Expo push token. */
 export interface Device {

@@ -1,7 +1,7 @@
 import type { DeliveryContext } from '../delivery/delivery-context';
 import { finishDelivery, type DeliveryKey } from '../delivery/delivery-ledger';
 import { reportBudgetExceeded, reportOptedOut, reportOutcomeUnknown, reportRetry, type DeliveryFacts } from '../delivery/delivery-report';
-import { REPEATABILITY_EXPIRED } from '../providers/delivery';
+import { REPEATABILITY_EXPIRED } from '../../ports/delivery';
 import type { Recipient } from '../fanout/recipients';
 import { smsOptOutOf } from './sms-opt-outs';
 import { OUTCOME_UNKNOWN } from '../delivery/send-repeatability';
