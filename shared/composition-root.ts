@@ -1,10 +1,10 @@
 import type { HttpHandler } from '@azure/functions';
 import type { DestinationStream } from 'pino';
-import { createAdultSignInThrottle, type AdultSignInThrottle } from './auth/adult-sign-in-throttle';
+import { createAdultSignInThrottle, type AdultSignInThrottle } from './throttles/adult-sign-in-throttle';
 import type { AuthDeps } from './auth/auth-deps';
 import { authenticateSession } from './auth/authenticate-session';
 import { createSecretHasher, type SecretHasher } from './auth/child/secret-hasher';
-import { SIGN_IN_THROTTLE_POLICY } from './auth/child/sign-in-throttle';
+import { SIGN_IN_THROTTLE_POLICY } from './throttles/sign-in-throttle';
 import { warnOnceWithoutAddress } from './auth/unknown-client-address';
 import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';
 import type { ChildManagementDeps } from './children/create-child';

@@ -10,7 +10,7 @@ import type { User } from '../users/user';
 import { parentAccountLock } from '../users/erase-account';
 import { findAdultByIdentity, findUserById, insertUser, refreshAdultContact } from '../users/user-store';
 import { isBootstrapAdmin, type BootstrapAdmin } from '../settings/bootstrap-admins';
-import { checkAdultThrottle, recordAdultFailure, type AdultSignInThrottle, type AdultThrottleRefusal } from './adult-sign-in-throttle';
+import { checkAdultThrottle, recordAdultFailure, type AdultSignInThrottle, type AdultThrottleRefusal } from '../throttles/adult-sign-in-throttle';
 import type { AuthDeps } from './auth-deps';
 import type { IdTokenClaims, IdTokenVerifier } from './id-token';
 import { reportSignIn, startSignedInSession } from './signed-in-session';

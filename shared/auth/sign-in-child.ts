@@ -14,8 +14,8 @@ import { findUserById } from '../users/user-store';
 import type { ChildAuthDeps } from './auth-deps';
 import { readSubmittedUsername } from './child/child-username';
 import { HashingOverloadedError, type HashWork } from './child/secret-hasher';
-import { checkThrottle, lockThrottle, recordFailure, recordSuccess, type ThrottleRefusal } from './child/sign-in-throttle';
-import { clientAddressBucket, throttleKeys, type ThrottleKeys } from './child/throttle-keys';
+import { checkThrottle, lockThrottle, recordFailure, recordSuccess, type ThrottleRefusal } from '../throttles/sign-in-throttle';
+import { clientAddressBucket, throttleKeys, type ThrottleKeys } from '../throttles/throttle-keys';
 import { reportSignIn, startSignedInSession } from './signed-in-session';
 import { UNKNOWN_CLIENT_ADDRESS } from './unknown-client-address';
 

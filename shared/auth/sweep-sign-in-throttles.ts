@@ -1,10 +1,10 @@
 import type { DatabaseProvider } from '../db/lazy-database';
 import type { Logger } from '../logging/logger';
 import type { Clock } from '../ports/clock';
-import { GLOBAL_WINDOW_MS, type AdultSignInLimits } from './adult-sign-in-throttle';
-import { pruneAdultFailuresBatch } from './adult-sign-in-throttle-store';
-import { DEFAULT_USERNAME_IDLE_MS, SIGN_IN_THROTTLE_POLICY } from './child/sign-in-throttle';
-import { pruneAddressFailuresBatch, pruneUsernameFailuresBatch } from './child/sign-in-throttle-store';
+import { GLOBAL_WINDOW_MS, type AdultSignInLimits } from '../throttles/adult-sign-in-throttle';
+import { pruneAdultFailuresBatch } from '../throttles/adult-sign-in-throttle-store';
+import { DEFAULT_USERNAME_IDLE_MS, SIGN_IN_THROTTLE_POLICY } from '../throttles/sign-in-throttle';
+import { pruneAddressFailuresBatch, pruneUsernameFailuresBatch } from '../throttles/sign-in-throttle-store';
 import { pruneReleasedUsernamesBatch } from '../users/account-erasure-store';
 
 /**

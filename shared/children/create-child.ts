@@ -1,8 +1,8 @@
 import type { ChildAuthDeps } from '../auth/auth-deps';
 import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from '../auth/child/child-username';
 import { checkPassword, checkPin } from '../auth/child/credential-rules';
-import { lockUsernameThrottle, resetUsernameFailures } from '../auth/child/sign-in-throttle';
-import { usernameThrottleKey } from '../auth/child/throttle-keys';
+import { lockUsernameThrottle, resetUsernameFailures } from '../throttles/sign-in-throttle';
+import { usernameThrottleKey } from '../throttles/throttle-keys';
 import { writeAudit } from '../audit/write-audit';
 import { UniqueViolationError } from '../db/database-errors';
 import { problem, type Problem } from '../errors/problem';

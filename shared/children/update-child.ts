@@ -1,5 +1,5 @@
-import { lockUsernameThrottle, resetUsernameFailures } from '../auth/child/sign-in-throttle';
-import { usernameThrottleKey } from '../auth/child/throttle-keys';
+import { lockUsernameThrottle, resetUsernameFailures } from '../throttles/sign-in-throttle';
+import { usernameThrottleKey } from '../throttles/throttle-keys';
 import type { TokenRevocationReason } from '../audit/audit-event';
 import { writeAudit } from '../audit/write-audit';
 import type { SqlExecutor } from '../db/database';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { resetUsernameFailures } from '../auth/child/sign-in-throttle';
-import { usernameThrottleKey } from '../auth/child/throttle-keys';
+import { resetUsernameFailures } from '../throttles/sign-in-throttle';
+import { usernameThrottleKey } from '../throttles/throttle-keys';
 import { writeAudit, type AuditWriterDeps } from '../audit/write-audit';
 import type { SqlExecutor, TransactionExecutor } from '../db/database';
 import type { DatabaseProvider } from '../db/lazy-database';

@@ -6,9 +6,9 @@ import {
   type AdultFailureRecord,
   type AdultSignInLimits,
   type AdultThrottleDecision,
-} from '../../shared/auth/adult-sign-in-throttle';
-import { insertAdultFailure, pruneAdultFailuresBatch, readAdultFailureWindows } from '../../shared/auth/adult-sign-in-throttle-store';
-import { adultAddressThrottleKey } from '../../shared/auth/child/throttle-keys';
+} from '../../shared/throttles/adult-sign-in-throttle';
+import { insertAdultFailure, pruneAdultFailuresBatch, readAdultFailureWindows } from '../../shared/throttles/adult-sign-in-throttle-store';
+import { adultAddressThrottleKey } from '../../shared/throttles/throttle-keys';
 import type { IdTokenVerifier } from '../../shared/auth/id-token';
 import { signInAdult, type AdultSignIn, type AdultSignInDeps } from '../../shared/auth/sign-in-adult';
 import type { Database } from '../../shared/db/database';
@@ -36,7 +36,7 @@ const refusingVerifier: IdTokenVerifier = {
 };
 
 /**
- * Registers the contract suite of adult sign-in limits (`shared/auth/adult-sign-in-throttle.ts`
+ * Registers the contract suite of adult sign-in limits (`shared/throttles/adult-sign-in-throttle.ts`
  * over `adult-sign-in-throttle-store.ts`, and the failure path of `sign-in-adult.ts`) for one
  * engine: the windows read back exactly, the per-address and global limits, pruning, and
  * failures that race (on two instances where the engine allows it).

@@ -9,15 +9,15 @@ import {
   SIGN_IN_THROTTLE_POLICY,
   type FailureRecord,
   type ThrottleDecision,
-} from '../../shared/auth/child/sign-in-throttle';
+} from '../../shared/throttles/sign-in-throttle';
 import {
   incrementUsernameFailures,
   pruneAddressFailuresBatch,
   pruneUsernameFailuresBatch,
   readAddressWindow,
   readUsernameFailures,
-} from '../../shared/auth/child/sign-in-throttle-store';
-import { throttleKeys, usernameThrottleKey, type ThrottleKeys } from '../../shared/auth/child/throttle-keys';
+} from '../../shared/throttles/sign-in-throttle-store';
+import { throttleKeys, usernameThrottleKey, type ThrottleKeys } from '../../shared/throttles/throttle-keys';
 import type { Database } from '../../shared/db/database';
 import { manualClock } from '../../shared/ports/clock';
 import { sequentialRandom, type Random } from '../../shared/ports/random';
@@ -33,7 +33,7 @@ const keysFor = (username: string, address = ADDRESS): ThrottleKeys => throttleK
 const refused = (retryAfterSeconds: number, scope: 'username' | 'address' = 'username') => ({ allowed: false, retryAfterSeconds, scope });
 
 /**
- * Registers the contract suite of sign-in throttling (`shared/auth/child/sign-in-throttle.ts` over
+ * Registers the contract suite of sign-in throttling (`shared/throttles/sign-in-throttle.ts` over
  * `sign-in-throttle-store.ts`) for one engine: the counters, the address window and pruning.
  * @param name the engine, shown in the suite's title.
  * @param factory the suite's database.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usernameThrottleKey } from '../../shared/auth/child/throttle-keys';
+import { usernameThrottleKey } from '../../shared/throttles/throttle-keys';
 import type { ApiClient } from '../helpers/api-client';
 import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';

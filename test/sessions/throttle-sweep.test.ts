@@ -1,6 +1,6 @@
 import { InvocationContext, type Timer } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertAdultFailure } from '../../shared/auth/adult-sign-in-throttle-store';
+import { insertAdultFailure } from '../../shared/throttles/adult-sign-in-throttle-store';
 import { sweepSignInThrottles, type ThrottleSweepOptions, type ThrottleSweepResult } from '../../shared/auth/sweep-sign-in-throttles';
 import { backgroundHandler } from '../../shared/background/background-handler';
 import { createFlowHarness, DAY, MINUTE, type FlowHarness } from '../auth/flows/flow-harness';

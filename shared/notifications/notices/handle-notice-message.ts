@@ -1,4 +1,4 @@
-import { SIGN_IN_THROTTLE_POLICY } from '../../auth/child/sign-in-throttle';
+import { SIGN_IN_THROTTLE_POLICY } from '../../throttles/sign-in-throttle';
 import { errorCodeOf } from '../../background/background-handler';
 import { findChildById } from '../../children/child-account-store';
 import type { Database } from '../../db/database';

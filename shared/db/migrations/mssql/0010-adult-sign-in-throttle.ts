@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../../database';
 
 /**
- * Adult sign-in limits (`shared/auth/adult-sign-in-throttle.ts`), shared by every instance through
+ * Adult sign-in limits (`shared/throttles/adult-sign-in-throttle.ts`), shared by every instance through
  * the database: one row per failed adult sign-in, keyed by the HMAC-SHA256 (hex) of its client
  * address bucket, never the address, stored as nvarchar like the parameters the driver sends.
  * Clustered on time, as the child's `SignInAddressFailures`: inserts append, pruning deletes from

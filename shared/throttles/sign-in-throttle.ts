@@ -1,5 +1,5 @@
-import type { SqlExecutor, TransactionExecutor } from '../../db/database';
-import { cryptoRandom, type Random } from '../../ports/random';
+import type { SqlExecutor, TransactionExecutor } from '../db/database';
+import { cryptoRandom, type Random } from '../ports/random';
 import {
   clearUsernameFailures,
   incrementUsernameFailures,

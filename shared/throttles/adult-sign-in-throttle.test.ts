@@ -14,7 +14,7 @@ import {
   type AdultSignInLimits,
 } from './adult-sign-in-throttle';
 import type { AdultFailureWindows, FailureWindow } from './adult-sign-in-throttle-store';
-import { throttleKeys } from './child/throttle-keys';
+import { throttleKeys } from './throttle-keys';
 
 const PEPPER = 'unit-test-pepper-0123456789abcdefghijklmn';
 const NOW = new Date('2031-01-02T03:04:05.000Z');

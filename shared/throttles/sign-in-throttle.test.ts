@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Database } from '../../db/database';
-import { migrateDatabase } from '../../db/migrate';
-import { createSqliteDatabase } from '../../db/sqlite-database';
-import { manualClock, type ManualClock } from '../../ports/clock';
+import type { Database } from '../db/database';
+import { migrateDatabase } from '../db/migrate';
+import { createSqliteDatabase } from '../db/sqlite-database';
+import { manualClock, type ManualClock } from '../ports/clock';
 import {
   checkThrottle,
   lockThrottle,

@@ -1,6 +1,6 @@
-import type { Database, SqlExecutor } from '../../db/database';
-import { UniqueViolationError } from '../../db/database-errors';
-import { limitClause } from '../../db/dialect';
+import type { Database, SqlExecutor } from '../db/database';
+import { UniqueViolationError } from '../db/database-errors';
+import { limitClause } from '../db/dialect';
 
 /**
  * The SQL of sign-in throttling (tables from migration `0003-sign-in-throttle`). Every statement is
