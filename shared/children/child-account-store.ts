@@ -1,4 +1,4 @@
-import { isChildUsername, type ChildUsername } from '../auth/child/child-username';
+import { isChildUsername, type ChildUsername } from './child-username';
 import type { Database, SqlExecutor } from '../db/database';
 import { limitClause } from '../db/dialect';
 import { START_OF_LIST, toPage, type ListCursor } from '../db/keyset-page';

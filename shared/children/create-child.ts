@@ -1,5 +1,5 @@
 import type { ChildAuthDeps } from '../auth/auth-deps';
-import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from '../auth/child/child-username';
+import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from './child-username';
 import { checkPassword, checkPin } from '../auth/child/credential-rules';
 import { lockUsernameThrottle, resetUsernameFailures } from '../throttles/sign-in-throttle';
 import { usernameThrottleKey } from '../throttles/throttle-keys';

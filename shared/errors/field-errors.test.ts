@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAnnouncementBody, updateAnnouncementBody } from '../announcements/announcement-request-schemas';
-import { USERNAME_RULE_DETAIL } from '../auth/child/child-username';
+import { USERNAME_RULE_DETAIL } from '../children/child-username';
 import { childSessionBody } from '../auth/sign-in-request-schemas';
 import { createChildBody, updateChildBody } from '../children/child-request-schemas';
 import type { Validator } from '../validation/lazy-schema';

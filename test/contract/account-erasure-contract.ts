@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { insertAnnouncement } from '../../shared/announcements/announcement-store';
 import { writeAudit } from '../../shared/audit/write-audit';
-import { checkUsername, type ChildUsername } from '../../shared/auth/child/child-username';
+import { checkUsername, type ChildUsername } from '../../shared/children/child-username';
 import { lockUsernameThrottle } from '../../shared/throttles/sign-in-throttle';
 import { usernameThrottleKey } from '../../shared/throttles/throttle-keys';
 import { findChildById, insertChildAccount } from '../../shared/children/child-account-store';

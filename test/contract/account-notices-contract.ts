@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../shared/audit/audit-event';
 import { writeAudit } from '../../shared/audit/write-audit';
 import type { ChildAuthDeps } from '../../shared/auth/auth-deps';
-import { checkUsername, type ChildUsername } from '../../shared/auth/child/child-username';
+import { checkUsername, type ChildUsername } from '../../shared/children/child-username';
 import { createSecretHasher } from '../../shared/auth/child/secret-hasher';
 import { signInChild } from '../../shared/auth/sign-in-child';
 import { readChildActivity } from '../../shared/children/child-activity';

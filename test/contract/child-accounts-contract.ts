@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkUsername, type ChildUsername } from '../../shared/auth/child/child-username';
+import { checkUsername, type ChildUsername } from '../../shared/children/child-username';
 import type { ChildAccount } from '../../shared/children/child-account';
 import {
   claimVerifiedSecret,

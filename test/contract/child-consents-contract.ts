@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../shared/audit/audit-log-store';
-import { checkUsername, type ChildUsername } from '../../shared/auth/child/child-username';
+import { checkUsername, type ChildUsername } from '../../shared/children/child-username';
 import { insertChildAccount } from '../../shared/children/child-account-store';
 import type { ChildConsent } from '../../shared/children/child-consent';
 import { endConsent, findConsentInForce, insertConsent, listConsentsOfChild, type NewChildConsent } from '../../shared/children/child-consent-store';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChildUsername } from '../../shared/auth/child/child-username';
+import type { ChildUsername } from '../../shared/children/child-username';
 import { insertChildAccount, markChildDeleted } from '../../shared/children/child-account-store';
 import type { Database } from '../../shared/db/database';
 import { canonicalizeStoredContacts } from '../../shared/db/migrations/canonical-contacts';

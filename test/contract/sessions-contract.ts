@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkUsername } from '../../shared/auth/child/child-username';
+import { checkUsername } from '../../shared/children/child-username';
 import { insertChildAccount } from '../../shared/children/child-account-store';
 import type { Database } from '../../shared/db/database';
 import { UniqueViolationError } from '../../shared/db/database-errors';

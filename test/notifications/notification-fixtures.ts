@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChildUsername } from '../../shared/auth/child/child-username';
+import type { ChildUsername } from '../../shared/children/child-username';
 import type { Announcement, AnnouncementChannel } from '../../shared/announcements/announcement';
 import { insertAnnouncement } from '../../shared/announcements/announcement-store';
 import { insertChildAccount } from '../../shared/children/child-account-store';

@@ -1,4 +1,4 @@
-import { usernameIdentity } from './child-username';
+import { usernameIdentity } from '../../children/child-username';
 import { COMMON_PINS } from './common-pins';
 import { isCommonPassword } from './common-passwords';
 import { hashedForm } from './secret-hasher';
