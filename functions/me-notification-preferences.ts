@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
 import { appServices, endpoint } from '../shared/composition-root';
-import { preferencesPatchBody } from '../shared/notifications/preferences/notification-preferences';
+import { preferencesPatchBody } from '../shared/users/notification-preferences';
 import { changePreferences, getPreferences } from '../shared/notifications/preferences/notification-settings';
 
 /**

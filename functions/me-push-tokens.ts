@@ -1,7 +1,7 @@
 import { app } from '@azure/functions';
 import { appServices, endpoint } from '../shared/composition-root';
 import { registerDevice, unregisterDevice } from '../shared/notifications/preferences/notification-settings';
-import { pushTokenBody } from '../shared/notifications/push/push-tokens';
+import { pushTokenBody } from '../shared/users/push-tokens';
 
 /**
  * PUT /api/v1/me/push-tokens (authenticated): registers the caller's device, 204.

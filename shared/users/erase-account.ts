@@ -6,7 +6,7 @@ import type { SqlExecutor, TransactionExecutor } from '../db/database';
 import type { DatabaseProvider } from '../db/lazy-database';
 import { problem, type Problem } from '../errors/problem';
 import type { Logger } from '../logging/logger';
-import { userSettingsLock } from '../notifications/push/push-tokens';
+import { userSettingsLock } from './push-tokens';
 import { ADMINS_LOCK, requireAdmin } from './administer-users';
 import type { User } from './user';
 import { findUserById } from './user-store';

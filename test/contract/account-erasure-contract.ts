@@ -9,8 +9,8 @@ import { insertConsent, listConsentsOfChild } from '../../shared/children/child-
 import type { Database } from '../../shared/db/database';
 import { lazyDatabase } from '../../shared/db/lazy-database';
 import { createLogger } from '../../shared/logging/logger';
-import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../shared/notifications/preferences/notification-preferences';
-import { isActiveUser, registerPushToken } from '../../shared/notifications/push/push-tokens';
+import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../shared/users/notification-preferences';
+import { isActiveUser, registerPushToken } from '../../shared/users/push-tokens';
 import type { Announcement, AnnouncementStatus } from '../../shared/announcements/announcement';
 import { findAnnouncementById } from '../../shared/announcements/announcement-store';
 import { claimDelivery, finishDelivery } from '../../shared/notifications/delivery/delivery-ledger';

@@ -28,7 +28,7 @@ import {
 } from '../../shared/notifications/notices/account-notice-store';
 import { enqueueOwedNotices } from '../../shared/notifications/notices/account-notices';
 import { inMemoryNoticeQueue } from '../../shared/notifications/notices/notice-queue';
-import { registerPushToken } from '../../shared/notifications/push/push-tokens';
+import { registerPushToken } from '../../shared/users/push-tokens';
 import { manualClock, type ManualClock } from '../../shared/ports/clock';
 import { cryptoRandom } from '../../shared/ports/random';
 import { DEFAULT_SESSION_POLICY } from '../../shared/sessions/session-policy';

@@ -4,7 +4,7 @@ import { insertChildAccount, markChildDeleted } from '../../shared/children/chil
 import type { Database } from '../../shared/db/database';
 import { canonicalizeStoredContacts } from '../../shared/db/migrations/canonical-contacts';
 import { isEmailHardBounced, markEmailHardBounce } from '../../shared/notifications/email/email-hard-bounces';
-import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../shared/notifications/preferences/notification-preferences';
+import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../shared/users/notification-preferences';
 import {
   countPushTokens,
   MAX_DEVICES_PER_USER,
@@ -12,7 +12,7 @@ import {
   registerPushToken,
   removePushToken,
   removeStalePushToken,
-} from '../../shared/notifications/push/push-tokens';
+} from '../../shared/users/push-tokens';
 import {
   countRecipients,
   FIRST_USER_ID,

@@ -11,7 +11,7 @@ import { findNoticeById, listNoticeDeliveries } from '../../shared/notifications
 import { enqueueOwedNotices } from '../../shared/notifications/notices/account-notices';
 import type { NoticeMessage } from '../../shared/notifications/notices/notice-message';
 import { inMemoryNoticeQueue } from '../../shared/notifications/notices/notice-queue';
-import { updatePreferences } from '../../shared/notifications/preferences/notification-preferences';
+import { updatePreferences } from '../../shared/users/notification-preferences';
 import type { User } from '../../shared/users/user';
 import { MINUTE } from '../auth/flows/flow-harness';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness, type TestRecipient } from './fanout-harness';

@@ -6,7 +6,7 @@ import type { FanoutMessage } from '../../shared/notifications/fanout/fanout-mes
 import { inMemoryFanoutQueue } from '../../shared/notifications/fanout/fanout-queue';
 import { buildFanoutDeps } from '../../shared/notifications/fanout/fanout-services';
 import { handleFanoutMessage, type FanoutResult } from '../../shared/notifications/fanout/handle-fanout-message';
-import { registerPushToken } from '../../shared/notifications/push/push-tokens';
+import { registerPushToken } from '../../shared/users/push-tokens';
 import type { Section, User } from '../../shared/users/user';
 import { expect } from 'vitest';
 import { createFlowHarness, type FlowHarness } from '../auth/flows/flow-harness';

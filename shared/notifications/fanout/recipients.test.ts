@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addAdult, addChild, migratedMemoryDatabase } from '../../../test/notifications/notification-fixtures';
 import type { Database } from '../../db/database';
 import { markEmailHardBounce } from '../email/email-hard-bounces';
-import { updatePreferences } from '../preferences/notification-preferences';
-import { registerPushToken } from '../push/push-tokens';
+import { updatePreferences } from '../../users/notification-preferences';
+import { registerPushToken } from '../../users/push-tokens';
 import { channelsFor, countRecipients, FIRST_USER_ID, recipientIdsAfter, recipientsAfter, type Recipient } from './recipients';
 
 const NOW = '2031-05-10T08:00:00.000Z';

@@ -1,8 +1,8 @@
 import type { Database, SqlValue } from '../../db/database';
 import { limitClause } from '../../db/dialect';
-import { DEFAULT_PREFERENCES, isOn, type NotificationPreferences } from '../preferences/notification-preferences';
+import { DEFAULT_PREFERENCES, isOn, type NotificationPreferences } from '../../users/notification-preferences';
 import type { Channel } from '../../ports/delivery';
-import { pushTokensInRange } from '../push/push-tokens';
+import { pushTokensInRange } from '../../users/push-tokens';
 
 /**
  * Who receives an announcement, read a page at a time in user-id order (keyset paging), so no

@@ -11,7 +11,7 @@ import { FanoutError, ProviderDeliveryError } from '../fanout/fanout-error';
 import { DELIVERY_LEASE_MS } from '../delivery/lease-heartbeat';
 import type { DeliveryOutcome } from '../../ports/delivery';
 import { POISONED_PROVIDER_CODE } from '../poison/poisoned-deliveries';
-import { removeStalePushToken } from '../push/push-tokens';
+import { removeStalePushToken } from '../../users/push-tokens';
 import {
   claimNoticeDelivery,
   failPendingNoticeDeliveries,

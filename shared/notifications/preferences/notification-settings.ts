@@ -3,8 +3,8 @@ import { problem, type Problem } from '../../errors/problem';
 import type { Logger } from '../../logging/logger';
 import type { Clock } from '../../ports/clock';
 import type { User } from '../../users/user';
-import { readPreferences, updatePreferences, type NotificationPreferences, type PreferencesPatch } from './notification-preferences';
-import { countPushTokens, isActiveUser, registerPushToken, removePushToken, userSettingsLock } from '../push/push-tokens';
+import { readPreferences, updatePreferences, type NotificationPreferences, type PreferencesPatch } from '../../users/notification-preferences';
+import { countPushTokens, isActiveUser, registerPushToken, removePushToken, userSettingsLock } from '../../users/push-tokens';
 
 /**
  * The caller's notification settings (contract section 10): devices for push and channel

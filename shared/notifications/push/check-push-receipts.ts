@@ -1,5 +1,5 @@
 import type { FanoutDeps } from '../fanout/fanout-deps';
-import { removeStalePushToken } from './push-tokens';
+import { removeStalePushToken } from '../../users/push-tokens';
 import { deletePushTicket, ticketsSentBefore } from './push-tickets';
 
 /** Expo: receipts are ready within about 15 minutes of the send... */

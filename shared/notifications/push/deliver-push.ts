@@ -4,7 +4,7 @@ import { reportAttempt, reportPushMessage, reportRetry, reportStaleToken } from 
 import type { DeliveryOutcome, PushMessage } from '../../ports/delivery';
 import { PushProgress, type AnsweredDevice, type Device, type UserPushResult } from './push-progress';
 import { recordPushTickets, type PushTicket } from './push-tickets';
-import { removeStalePushToken } from './push-tokens';
+import { removeStalePushToken } from '../../users/push-tokens';
 import type { Recipient } from '../fanout/recipients';
 import { isTransient, retryDelayMs } from '../delivery/retry-transient';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addAdult, migratedMemoryDatabase } from '../../../test/notifications/notification-fixtures';
 import type { Database } from '../../db/database';
-import { updatePreferences } from '../preferences/notification-preferences';
+import { updatePreferences } from '../../users/notification-preferences';
 import { clearProviderSmsOptOut, recordProviderSmsOptOut, smsOptOutOf } from './sms-opt-outs';
 
 const NOW = '2031-05-10T08:00:00.000Z';

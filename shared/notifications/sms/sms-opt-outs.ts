@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../../db/database';
 import { UniqueViolationError } from '../../db/database-errors';
 import { canonicalPhone } from '../../validation/contact-address';
-import { isOn } from '../preferences/notification-preferences';
+import { isOn } from '../../users/notification-preferences';
 
 /**
  * SMS opt-outs (contract section 10): the user's own choice (`sms: false` in their preferences)

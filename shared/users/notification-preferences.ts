@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { lazySchema } from '../../validation/lazy-schema';
-import type { SqlExecutor, SqlValue } from '../../db/database';
-import { UniqueViolationError } from '../../db/database-errors';
+import { lazySchema } from '../validation/lazy-schema';
+import type { SqlExecutor, SqlValue } from '../db/database';
+import { UniqueViolationError } from '../db/database-errors';
 
 /**
  * A user's channel choices (contract section 10). The default is every channel on: the contract

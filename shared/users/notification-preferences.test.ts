@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addAdult, migratedMemoryDatabase } from '../../../test/notifications/notification-fixtures';
-import type { Database } from '../../db/database';
+import { addAdult, migratedMemoryDatabase } from '../../test/notifications/notification-fixtures';
+import type { Database } from '../db/database';
 import { DEFAULT_PREFERENCES, preferencesPatchBody, readPreferences, updatePreferences } from './notification-preferences';
 
 let db: Database;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import { lazySchema } from '../../validation/lazy-schema';
-import type { SqlExecutor, TransactionExecutor } from '../../db/database';
-import { UniqueViolationError } from '../../db/database-errors';
+import { lazySchema } from '../validation/lazy-schema';
+import type { SqlExecutor, TransactionExecutor } from '../db/database';
+import { UniqueViolationError } from '../db/database-errors';
 
 /**
  * Devices registered for push (contract section 10): Expo push tokens, one row each. A token is a
