@@ -3,7 +3,7 @@ import { enqueueOwedFanouts } from '../shared/announcements/enqueue-fanout';
 import { sampleQueueDepth } from '../shared/announcements/queue-depth';
 import { backgroundHandler } from '../shared/background/background-handler';
 import { appConfig, appServices } from '../shared/composition-root';
-import { enqueueOwedNotices } from '../shared/notifications/notices/account-notices';
+import { enqueueOwedNotices } from '../shared/messages/account-notices';
 
 /**
  * On `QUEUE_DEPTH_SCHEDULE` (every 5 minutes): samples the approval queue (`approval.queue_depth`

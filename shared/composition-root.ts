@@ -21,8 +21,8 @@ import { createLogger, type Logger } from './logging/logger';
 import { systemClock, type Clock } from './ports/clock';
 import { cryptoRandom, type Random } from './ports/random';
 import { DEFAULT_SESSION_POLICY, type SessionPolicy } from './sessions/session-policy';
-import { storageFanoutQueue, unconfiguredFanoutQueue, type FanoutQueue } from './notifications/fanout/fanout-queue';
-import { storageNoticeQueue, unconfiguredNoticeQueue, type NoticeQueue } from './notifications/notices/notice-queue';
+import { storageFanoutQueue, unconfiguredFanoutQueue, type FanoutQueue } from './messages/fanout-queue';
+import { storageNoticeQueue, unconfiguredNoticeQueue, type NoticeQueue } from './messages/notice-queue';
 import { createTelemetry, type Telemetry } from './telemetry';
 
 /** Everything with a side effect, built once per process and passed to the code that needs it. */

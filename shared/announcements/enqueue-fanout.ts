@@ -1,6 +1,6 @@
 import type { DatabaseProvider } from '../db/lazy-database';
 import type { Logger } from '../logging/logger';
-import type { FanoutQueue } from '../notifications/fanout/fanout-queue';
+import type { FanoutQueue } from '../messages/fanout-queue';
 import type { Clock } from '../ports/clock';
 import { claimFanout, findOwedFanouts, markFanoutEnqueued, releaseFanoutClaim } from './announcement-store';
 

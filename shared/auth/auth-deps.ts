@@ -2,7 +2,7 @@ import type { DatabaseProvider } from '../db/lazy-database';
 import type { SecretHasher } from './child/secret-hasher';
 import type { Shutdown } from '../lifecycle/shutdown';
 import type { Logger } from '../logging/logger';
-import type { NoticeQueue } from '../notifications/notices/notice-queue';
+import type { NoticeQueue } from '../messages/notice-queue';
 import type { Clock } from '../ports/clock';
 import type { Random } from '../ports/random';
 import type { SessionPolicy } from '../sessions/session-policy';

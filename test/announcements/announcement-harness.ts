@@ -1,8 +1,8 @@
 import type { AnnouncementDeps } from '../../shared/announcements/announcement-deps';
 import { createAnnouncement } from '../../shared/announcements/write-announcement';
 import { DependencyUnavailableError } from '../../shared/errors/dependency-unavailable';
-import type { FanoutMessage } from '../../shared/notifications/fanout/fanout-message';
-import type { FanoutQueue } from '../../shared/notifications/fanout/fanout-queue';
+import type { FanoutMessage } from '../../shared/messages/fanout-message';
+import type { FanoutQueue } from '../../shared/messages/fanout-queue';
 import type { User } from '../../shared/users/user';
 import { createFlowHarness, type FlowHarness } from '../auth/flows/flow-harness';
 

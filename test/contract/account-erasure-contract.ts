@@ -16,7 +16,7 @@ import { findAnnouncementById } from '../../shared/announcements/announcement-st
 import { claimDelivery, finishDelivery } from '../../shared/notifications/delivery/delivery-ledger';
 import { markEmailHardBounce } from '../../shared/notifications/email/email-hard-bounces';
 import { claimNoticeDelivery, finishNoticeDelivery } from '../../shared/notifications/notices/account-notice-store';
-import { recordChildLockedNotice } from '../../shared/notifications/notices/account-notices';
+import { recordChildLockedNotice } from '../../shared/messages/account-notices';
 import { clearProviderSmsOptOut, recordProviderSmsOptOut } from '../../shared/notifications/sms/sms-opt-outs';
 import { changePreferences, registerDevice } from '../../shared/notifications/preferences/notification-settings';
 import { manualClock } from '../../shared/ports/clock';

@@ -26,8 +26,8 @@ import {
   releaseNoticeDelivery,
   resetPoisonedNoticeDeliveries,
 } from '../../shared/notifications/notices/account-notice-store';
-import { enqueueOwedNotices } from '../../shared/notifications/notices/account-notices';
-import { inMemoryNoticeQueue } from '../../shared/notifications/notices/notice-queue';
+import { enqueueOwedNotices } from '../../shared/messages/account-notices';
+import { inMemoryNoticeQueue } from '../../shared/messages/notice-queue';
 import { registerPushToken } from '../../shared/users/push-tokens';
 import { manualClock, type ManualClock } from '../../shared/ports/clock';
 import { cryptoRandom } from '../../shared/ports/random';

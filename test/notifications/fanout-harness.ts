@@ -2,8 +2,8 @@ import type { Announcement, AnnouncementChannel } from '../../shared/announcemen
 import type { Database } from '../../shared/db/database';
 import { createLogger } from '../../shared/logging/logger';
 import type { FanoutDeps } from '../../shared/notifications/fanout/fanout-deps';
-import type { FanoutMessage } from '../../shared/notifications/fanout/fanout-message';
-import { inMemoryFanoutQueue } from '../../shared/notifications/fanout/fanout-queue';
+import type { FanoutMessage } from '../../shared/messages/fanout-message';
+import { inMemoryFanoutQueue } from '../../shared/messages/fanout-queue';
 import { buildFanoutDeps } from '../../shared/notifications/fanout/fanout-services';
 import { handleFanoutMessage, type FanoutResult } from '../../shared/notifications/fanout/handle-fanout-message';
 import { registerPushToken } from '../../shared/users/push-tokens';

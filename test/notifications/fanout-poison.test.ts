@@ -3,7 +3,7 @@ import { DependencyUnavailableError } from '../../shared/errors/dependency-unava
 import { deliveriesOf } from '../../shared/notifications/delivery/delivery-ledger';
 import type { FanoutDeps } from '../../shared/notifications/fanout/fanout-deps';
 import { FanoutError } from '../../shared/notifications/fanout/fanout-error';
-import type { FanoutMessage } from '../../shared/notifications/fanout/fanout-message';
+import type { FanoutMessage } from '../../shared/messages/fanout-message';
 import { handleFanoutMessage } from '../../shared/notifications/fanout/handle-fanout-message';
 import { resetPoisonedDeliveries } from '../../shared/notifications/poison/poisoned-deliveries';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness, type TestRecipient } from './fanout-harness';

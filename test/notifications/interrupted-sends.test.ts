@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deliveriesOf } from '../../shared/notifications/delivery/delivery-ledger';
-import type { FanoutMessage } from '../../shared/notifications/fanout/fanout-message';
+import type { FanoutMessage } from '../../shared/messages/fanout-message';
 import { REPEATABILITY_EXPIRED, type EmailOperationState, type EmailProvider, type SendObserver, type SmsProvider } from '../../shared/ports/delivery';
 import { repeatabilityRequestId, RESEND_WITHIN_MS } from '../../shared/notifications/delivery/send-repeatability';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness } from './fanout-harness';

@@ -10,7 +10,7 @@ import { migrateDatabase } from '../../shared/db/migrate';
 import { createSqliteDatabase } from '../../shared/db/sqlite-database';
 import { DependencyUnavailableError } from '../../shared/errors/dependency-unavailable';
 import { claimDelivery, deliveriesOf, finishDelivery, releaseDelivery, type DeliveryKey } from '../../shared/notifications/delivery/delivery-ledger';
-import { encodeFanoutMessage, FANOUT_QUEUE_NAME, type FanoutMessage } from '../../shared/notifications/fanout/fanout-message';
+import { encodeFanoutMessage, FANOUT_QUEUE_NAME, type FanoutMessage } from '../../shared/messages/fanout-message';
 import { FANOUT_POISON_QUEUE_NAME, storagePoisonQueue } from '../../shared/notifications/poison/poison-queue';
 import { markPoisonedDeliveries } from '../../shared/notifications/poison/poisoned-deliveries';
 import { runRedriveCommand } from '../../shared/notifications/poison/redrive-command';

@@ -3,7 +3,7 @@ import type { Shutdown } from '../../lifecycle/shutdown';
 import type { Logger } from '../../logging/logger';
 import type { Clock } from '../../ports/clock';
 import type { Telemetry } from '../../telemetry/telemetry';
-import type { FanoutQueue } from './fanout-queue';
+import type { FanoutQueue } from '../../messages/fanout-queue';
 import type { DeliveryProviders } from '../../ports/delivery';
 import type { Sleep } from '../../resilience/retry-with-backoff';
 import type { RetryPolicy } from '../delivery/retry-transient';

@@ -3,9 +3,9 @@ import { errorCodeOf } from '../../background/background-handler';
 import { deliverBatch, type BatchResult } from '../delivery/deliver-batch';
 import type { FanoutDeps } from './fanout-deps';
 import { FanoutError } from './fanout-error';
-import { fanoutMessageSchema, type FanoutMessage } from './fanout-message';
+import { fanoutMessageSchema, type FanoutMessage } from '../../messages/fanout-message';
 import { handleNoticeMessage, type NoticeResult } from '../notices/handle-notice-message';
-import { looksLikeNoticeMessage } from '../notices/notice-message';
+import { looksLikeNoticeMessage } from '../../messages/notice-message';
 import { recordPoisonedMessage } from '../poison/record-poisoned-message';
 import { splitAudience, type SplitResult } from './split-audience';
 

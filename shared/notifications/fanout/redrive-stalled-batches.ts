@@ -1,6 +1,6 @@
 import { markStalledHandedOver, stalledDeliveries, userIdBefore, type StalledDelivery } from '../delivery/stalled-deliveries';
 import type { FanoutDeps } from './fanout-deps';
-import type { FanoutMessage } from './fanout-message';
+import type { FanoutMessage } from '../../messages/fanout-message';
 
 /** Stalled rows read per run: far more than a crash leaves; the rest wait for the next run. */
 export const STALLED_ROWS_PER_RUN = 5000;

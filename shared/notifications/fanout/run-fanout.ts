@@ -1,7 +1,7 @@
 import type { BatchTally } from '../delivery/delivery-context';
 import type { FanoutDeps } from './fanout-deps';
-import { inMemoryFanoutQueue } from './fanout-queue';
-import type { FanoutMessage } from './fanout-message';
+import { inMemoryFanoutQueue } from '../../messages/fanout-queue';
+import type { FanoutMessage } from '../../messages/fanout-message';
 import { handleFanoutMessage } from './handle-fanout-message';
 
 export interface InProcessFanout {

@@ -1,5 +1,5 @@
 import type { FanoutDeps } from './fanout-deps';
-import type { FanoutMessage } from './fanout-message';
+import type { FanoutMessage } from '../../messages/fanout-message';
 import type { Channel } from '../../ports/delivery';
 import { FIRST_USER_ID, recipientIdsAfter } from './recipients';
 

@@ -24,7 +24,7 @@ import {
   type NoticeChannel,
   type NoticeDeliveryResult,
 } from './account-notice-store';
-import { noticeMessageSchema } from './notice-message';
+import { noticeMessageSchema } from '../../messages/notice-message';
 import { noticeText, type NoticeText } from './notice-text';
 
 /**

@@ -1,5 +1,5 @@
 import type { SecretKind } from '../../children/child-account';
-import type { NoticeKind } from './notice-message';
+import type { NoticeKind } from '../../messages/notice-message';
 
 /** The words of a notice, for push (title and body) and e-mail (subject and text). */
 export interface NoticeText {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeFanoutMessage } from '../fanout/fanout-message';
+import { encodeFanoutMessage } from '../../messages/fanout-message';
 import { decodePoisonMessage } from './decode-poison-message';
 
 const ID = '6f1c2d3e-4b5a-4c6d-8e7f-8091a2b3c4d5';

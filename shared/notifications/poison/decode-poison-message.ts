@@ -1,5 +1,5 @@
-import { fanoutMessageSchema, type FanoutMessage } from '../fanout/fanout-message';
-import { looksLikeNoticeMessage, noticeMessageSchema, type NoticeMessage } from '../notices/notice-message';
+import { fanoutMessageSchema, type FanoutMessage } from '../../messages/fanout-message';
+import { looksLikeNoticeMessage, noticeMessageSchema, type NoticeMessage } from '../../messages/notice-message';
 
 /** A message of the fan-out queue: an announcement's (`{ announcementId, batch? }`) or an account notice's (`{ notice }`). */
 export type PoisonedMessage = FanoutMessage | NoticeMessage;

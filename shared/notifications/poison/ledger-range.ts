@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database';
-import type { FanoutMessage } from '../fanout/fanout-message';
+import type { FanoutMessage } from '../../messages/fanout-message';
 import type { Channel } from '../../ports/delivery';
 import { FIRST_USER_ID, recipientIdsAfter } from '../fanout/recipients';
 import type { LedgerRange } from './poisoned-deliveries';

@@ -1,7 +1,7 @@
 import type { QueueClient } from '@azure/storage-queue';
 import type { Config } from '../../config';
 import { createQueueServiceClient } from '../../storage/queue-service';
-import { FANOUT_QUEUE_NAME } from '../fanout/fanout-message';
+import { FANOUT_QUEUE_NAME } from '../../messages/fanout-message';
 
 /** Where the host moves a fan-out message whose last try failed (`<queue>-poison`, as the Functions host names it). */
 export const FANOUT_POISON_QUEUE_NAME = `${FANOUT_QUEUE_NAME}-poison`;

@@ -1,7 +1,7 @@
 import { findAnnouncementById } from '../../announcements/announcement-store';
 import { errorFields } from '../../logging/logger';
 import type { FanoutDeps } from '../fanout/fanout-deps';
-import type { FanoutMessage } from '../fanout/fanout-message';
+import type { FanoutMessage } from '../../messages/fanout-message';
 import { ledgerRangeOf } from './ledger-range';
 import { markPoisonedDeliveries } from './poisoned-deliveries';
 

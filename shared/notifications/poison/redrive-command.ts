@@ -2,8 +2,8 @@ import { ConfigError, loadConfig } from '../../config';
 import type { Database } from '../../db/database';
 import { openDatabase } from '../../db/open-database';
 import { systemClock, type Clock } from '../../ports/clock';
-import { storageFanoutQueue, type FanoutQueue } from '../fanout/fanout-queue';
-import { storageNoticeQueue, unconfiguredNoticeQueue, type NoticeQueue } from '../notices/notice-queue';
+import { storageFanoutQueue, type FanoutQueue } from '../../messages/fanout-queue';
+import { storageNoticeQueue, unconfiguredNoticeQueue, type NoticeQueue } from '../../messages/notice-queue';
 import { storagePoisonQueue, type PoisonQueue } from './poison-queue';
 import { redrivePoison, type RedriveOptions } from './redrive-poison';
 

@@ -1,10 +1,10 @@
 import { findAnnouncementById } from '../../announcements/announcement-store';
 import type { Database } from '../../db/database';
 import type { Clock } from '../../ports/clock';
-import type { FanoutQueue } from '../fanout/fanout-queue';
+import type { FanoutQueue } from '../../messages/fanout-queue';
 import { findNoticeById, listNoticeDeliveries, resetPoisonedNoticeDeliveries } from '../notices/account-notice-store';
-import type { NoticeMessage } from '../notices/notice-message';
-import type { NoticeQueue } from '../notices/notice-queue';
+import type { NoticeMessage } from '../../messages/notice-message';
+import type { NoticeQueue } from '../../messages/notice-queue';
 import { decodePoisonMessage, isNoticeMessage } from './decode-poison-message';
 import type { PoisonMessage, PoisonQueue } from './poison-queue';
 import { POISONED_PROVIDER_CODE, resetPoisonedDeliveries } from './poisoned-deliveries';

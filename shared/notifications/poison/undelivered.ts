@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database';
-import type { FanoutMessage } from '../fanout/fanout-message';
+import type { FanoutMessage } from '../../messages/fanout-message';
 import type { Channel } from '../../ports/delivery';
 import { channelsFor, countRecipients, recipientsOfBatch } from '../fanout/recipients';
 import { ledgerRangeOf } from './ledger-range';

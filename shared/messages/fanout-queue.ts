@@ -1,7 +1,7 @@
 import type { QueueClient } from '@azure/storage-queue';
-import type { Config } from '../../config';
-import { DependencyUnavailableError } from '../../errors/dependency-unavailable';
-import { createQueueServiceClient } from '../../storage/queue-service';
+import type { Config } from '../config';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable';
+import { createQueueServiceClient } from '../storage/queue-service';
 import { encodeFanoutMessage, FANOUT_QUEUE_NAME, type FanoutMessage } from './fanout-message';
 
 /** The port through which publishing (and the fan-out itself) enqueues fan-out work. */

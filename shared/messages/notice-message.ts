@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { lazySchema } from '../../validation/lazy-schema';
+import { lazySchema } from '../validation/lazy-schema';
 
 /** The kinds of account notice; each has its text in `notice-text.ts`. */
 export const NOTICE_KINDS = ['child_locked'] as const;

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { lazySchema } from '../../validation/lazy-schema';
+import { lazySchema } from '../validation/lazy-schema';
 
 /** The storage queue the fan-out function listens on (contract section 10). */
 export const FANOUT_QUEUE_NAME = 'notification-fanout';

@@ -1,7 +1,7 @@
-import type { Config } from '../../config';
-import { DependencyUnavailableError } from '../../errors/dependency-unavailable';
-import { FANOUT_QUEUE_NAME } from '../fanout/fanout-message';
-import { storageQueueSender } from '../fanout/fanout-queue';
+import type { Config } from '../config';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable';
+import { FANOUT_QUEUE_NAME } from './fanout-message';
+import { storageQueueSender } from './fanout-queue';
 import { encodeNoticeMessage, type NoticeMessage } from './notice-message';
 
 /**
