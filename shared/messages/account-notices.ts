@@ -3,7 +3,7 @@ import type { DatabaseProvider } from '../db/lazy-database';
 import type { Logger } from '../logging/logger';
 import type { Clock } from '../ports/clock';
 import type { Random } from '../ports/random';
-import { findOwedNotices, insertAccountNotice, markNoticeEnqueued } from '../notifications/notices/account-notice-store';
+import { findOwedNotices, insertAccountNotice, markNoticeEnqueued } from './account-notice-store';
 import type { NoticeKind } from './notice-message';
 import type { NoticeQueue } from './notice-queue';
 

@@ -25,7 +25,7 @@ import {
   pushTokensOfUser,
   releaseNoticeDelivery,
   resetPoisonedNoticeDeliveries,
-} from '../../shared/notifications/notices/account-notice-store';
+} from '../../shared/messages/account-notice-store';
 import { enqueueOwedNotices } from '../../shared/messages/account-notices';
 import { inMemoryNoticeQueue } from '../../shared/messages/notice-queue';
 import { registerPushToken } from '../../shared/users/push-tokens';

@@ -7,7 +7,7 @@ import { handleFanoutMessage } from '../../shared/notifications/fanout/handle-fa
 import { NOTICE_GIVE_UP_MS } from '../../shared/notifications/notices/handle-notice-message';
 import type { PoisonQueue } from '../../shared/notifications/poison/poison-queue';
 import { redrivePoison, type RedriveEntry } from '../../shared/notifications/poison/redrive-poison';
-import { findNoticeById, listNoticeDeliveries } from '../../shared/notifications/notices/account-notice-store';
+import { findNoticeById, listNoticeDeliveries } from '../../shared/messages/account-notice-store';
 import { enqueueOwedNotices } from '../../shared/messages/account-notices';
 import type { NoticeMessage } from '../../shared/messages/notice-message';
 import { inMemoryNoticeQueue } from '../../shared/messages/notice-queue';

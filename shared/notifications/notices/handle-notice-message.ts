@@ -23,7 +23,7 @@ import {
   type AccountNotice,
   type NoticeChannel,
   type NoticeDeliveryResult,
-} from './account-notice-store';
+} from '../../messages/account-notice-store';
 import { noticeMessageSchema } from '../../messages/notice-message';
 import { noticeText, type NoticeText } from './notice-text';
 

@@ -2,7 +2,7 @@ import { findAnnouncementById } from '../../announcements/announcement-store';
 import type { Database } from '../../db/database';
 import type { Clock } from '../../ports/clock';
 import type { FanoutQueue } from '../../messages/fanout-queue';
-import { findNoticeById, listNoticeDeliveries, resetPoisonedNoticeDeliveries } from '../notices/account-notice-store';
+import { findNoticeById, listNoticeDeliveries, resetPoisonedNoticeDeliveries } from '../../messages/account-notice-store';
 import type { NoticeMessage } from '../../messages/notice-message';
 import type { NoticeQueue } from '../../messages/notice-queue';
 import { decodePoisonMessage, isNoticeMessage } from './decode-poison-message';

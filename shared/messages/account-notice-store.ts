@@ -1,7 +1,7 @@
-import type { Database, SqlExecutor } from '../../db/database';
-import { UniqueViolationError } from '../../db/database-errors';
-import { limitClause } from '../../db/dialect';
-import type { NoticeKind } from '../../messages/notice-message';
+import type { Database, SqlExecutor } from '../db/database';
+import { UniqueViolationError } from '../db/database-errors';
+import { limitClause } from '../db/dialect';
+import type { NoticeKind } from './notice-message';
 
 /**
  * The SQL of account notices (migration `0013-account-notices`): the outbox `AccountNotices` and
