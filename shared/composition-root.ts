@@ -5,7 +5,7 @@ import type { AuthDeps } from './auth/auth-deps';
 import { authenticateSession } from './auth/authenticate-session';
 import { createSecretHasher, type SecretHasher } from './auth/child/secret-hasher';
 import { SIGN_IN_THROTTLE_POLICY } from './throttles/sign-in-throttle';
-import { warnOnceWithoutAddress } from './auth/unknown-client-address';
+import { warnOnceWithoutAddress } from './throttles/unknown-client-address';
 import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';
 import type { ChildManagementDeps } from './children/create-child';
 import { loadConfig, type Config } from './config';

@@ -17,7 +17,7 @@ import { HashingOverloadedError, type HashWork } from './child/secret-hasher';
 import { checkThrottle, lockThrottle, recordFailure, recordSuccess, type ThrottleRefusal } from '../throttles/sign-in-throttle';
 import { clientAddressBucket, throttleKeys, type ThrottleKeys } from '../throttles/throttle-keys';
 import { reportSignIn, startSignedInSession } from './signed-in-session';
-import { UNKNOWN_CLIENT_ADDRESS } from './unknown-client-address';
+import { UNKNOWN_CLIENT_ADDRESS } from '../throttles/unknown-client-address';
 
 export type ChildSignInDeps = ChildAuthDeps;
 

@@ -9,7 +9,7 @@ import {
   type FailureWindow,
 } from './adult-sign-in-throttle-store';
 import { adultAddressThrottleKey } from './throttle-keys';
-import { UNKNOWN_CLIENT_ADDRESS, warnOnceWithoutAddress } from '../auth/unknown-client-address';
+import { UNKNOWN_CLIENT_ADDRESS, warnOnceWithoutAddress } from './unknown-client-address';
 
 /**
  * Adult sign-in limits (`POST /api/v1/auth/session`), kept in the database so every instance sees
@@ -51,7 +51,7 @@ export const DEFAULT_ADULT_SIGN_IN_LIMITS: AdultSignInLimits = {
 /** The global ceiling counts failures per minute. */
 export const GLOBAL_WINDOW_MS = 60 * 1000;
 
-export { UNKNOWN_CLIENT_ADDRESS } from '../auth/unknown-client-address';
+export { UNKNOWN_CLIENT_ADDRESS } from './unknown-client-address';
 
 /** The lock every adult failure is recorded under. */
 const FAILURES_LOCK = 'sign-in:adult-failures';
