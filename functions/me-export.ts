@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
 import { appServices, endpoint } from '../shared/composition-root';
-import { exportAccount } from '../shared/users/export-account';
+import { exportAccount } from '../shared/data-rights/export-account';
 
 /** GET /api/v1/me/export (authenticated, adult or child): the caller's own data as one JSON document. */
 const route = 'v1/me/export';

@@ -2,7 +2,7 @@ import { app } from '@azure/functions';
 import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
-import { approveUser } from '../shared/users/administer-users';
+import { approveUser } from '../shared/data-rights/administer-users';
 import { toUserView } from '../shared/users/user-view';
 
 /** POST /api/v1/users/{id}/approve (admin): activates an account pending approval. */

@@ -2,8 +2,8 @@ import { app } from '@azure/functions';
 import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
-import { changeUserRole } from '../shared/users/administer-users';
-import { roleChangeBody as body } from '../shared/users/user-request-schemas';
+import { changeUserRole } from '../shared/data-rights/administer-users';
+import { roleChangeBody as body } from '../shared/data-rights/user-request-schemas';
 import { toUserView } from '../shared/users/user-view';
 
 /** PATCH /api/v1/users/{id}/role (admin): `member`, `author` or `admin`; revokes the user's sessions. */

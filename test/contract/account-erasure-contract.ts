@@ -27,7 +27,7 @@ import { publicSessionId } from '../../shared/sessions/session-view';
 import { countChildrenNotErased, countOtherActiveAdmins, isUsernameReserved, pruneReleasedUsernamesBatch, reserveUsername } from '../../shared/users/account-erasure-store';
 import { readAllUserSessions, readAuditRowsNaming, readUserDevices } from '../../shared/users/account-export-store';
 import { eraseChildInTransaction, eraseInactiveAdult, eraseOwnAccount, reservedUsernameKey, USERNAME_QUARANTINE_DAYS } from '../../shared/users/erase-account';
-import { exportAccount } from '../../shared/users/export-account';
+import { exportAccount } from '../../shared/data-rights/export-account';
 import { findUserById, insertUser, refreshAdultContact } from '../../shared/users/user-store';
 import { LogSink } from '../helpers/log-sink';
 import { adultUser, childUser, ISSUER, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';

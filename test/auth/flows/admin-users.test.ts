@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approveUser, changeUserRole } from '../../../shared/users/administer-users';
+import { approveUser, changeUserRole } from '../../../shared/data-rights/administer-users';
 import type { User } from '../../../shared/users/user';
 import { listAdultsByStatus } from '../../../shared/users/user-store';
 import { createFlowHarness, detailsOf, expectNoLeaks, SECOND, type FlowHarness } from './flow-harness';

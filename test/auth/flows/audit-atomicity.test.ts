@@ -4,7 +4,7 @@ import { createChildBody, secretOf } from '../../../shared/children/child-reques
 import { createChild } from '../../../shared/children/create-child';
 import { updateChild } from '../../../shared/children/update-child';
 import { startSession } from '../../../shared/sessions/start-session';
-import { changeUserRole } from '../../../shared/users/administer-users';
+import { changeUserRole } from '../../../shared/data-rights/administer-users';
 import type { User } from '../../../shared/users/user';
 import { call, createFlowHarness, expectNoLeaks, lockByFailures, type FlowHarness } from './flow-harness';
 import { DependencyUnavailableError } from '../../../shared/errors/dependency-unavailable';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signOut } from '../../../shared/auth/sign-out';
 import { deleteChild, updateChild } from '../../../shared/children/update-child';
-import { changeUserRole } from '../../../shared/users/administer-users';
+import { changeUserRole } from '../../../shared/data-rights/administer-users';
 import type { User } from '../../../shared/users/user';
 import { createFlowHarness, DAY, detailsOf, expectNoLeaks, HOUR, MINUTE, SECOND, type FlowHarness } from './flow-harness';
 

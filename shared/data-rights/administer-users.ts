@@ -2,8 +2,8 @@ import type { AuthDeps } from '../auth/auth-deps';
 import { writeAudit } from '../audit/write-audit';
 import { problem, type Problem } from '../errors/problem';
 import { endUserSessions } from '../sessions/session-store';
-import type { AdultRole, User } from './user';
-import { findUserById, transitionUserStatus, updateUserRole } from './user-store';
+import type { AdultRole, User } from '../users/user';
+import { findUserById, transitionUserStatus, updateUserRole } from '../users/user-store';
 
 type AdminResult = { ok: true; user: User } | { ok: false; problem: Problem };
 

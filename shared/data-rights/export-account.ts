@@ -4,7 +4,7 @@ import { readChildActivity, type ActivityItem } from '../children/child-activity
 import { toChildConsentView, type ChildConsentView } from '../children/child-consent';
 import { listConsentsOfChild } from '../children/child-consent-store';
 import type { DatabaseProvider } from '../db/lazy-database';
-import { readPreferences, type NotificationPreferences } from './notification-preferences';
+import { readPreferences, type NotificationPreferences } from '../users/notification-preferences';
 import type { Clock } from '../ports/clock';
 import { toClientLabel, type ClientLabel } from '../sessions/client-label';
 import { publicSessionId } from '../sessions/session-view';
@@ -19,16 +19,16 @@ import {
   readAccountNoticeDeliveries,
   readEmailHardBounce,
   readSmsOptOut,
-} from './account-export-store';
-import type { Section, User } from './user';
+} from '../users/account-export-store';
+import type { Section, User } from '../users/user';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
 import { AUDIT_EVENT_TYPES, AUDIT_OUTCOMES } from '../audit/audit-event';
 import { activityItemSchema } from '../children/child-activity';
 import { childConsentViewSchema } from '../children/child-consent';
-import { preferencesSchema } from './notification-preferences';
+import { preferencesSchema } from '../users/notification-preferences';
 import { CLIENT_LABELS } from '../sessions/client-label';
-import { accountType, entityId, role, section, timestamp, userStatus } from './api-fields';
+import { accountType, entityId, role, section, timestamp, userStatus } from '../users/api-fields';
 
 /**
  * `GET /api/v1/me/export`: the caller's own data as one JSON document (issue 11, item 5). Each
