@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { listChildConsents } from '../shared/children/child-consents';
+import { listChildConsents } from '../shared/family/child-consents';
 import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';

@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
-import { createChildBody, secretOf } from '../shared/children/child-request-schemas';
-import { createChild } from '../shared/children/create-child';
+import { createChildBody, secretOf } from '../shared/family/child-request-schemas';
+import { createChild } from '../shared/family/create-child';
 import { appServices, endpoint } from '../shared/composition-root';
 
 /** POST /api/v1/children (authenticated adult): creates a child sub-account. */

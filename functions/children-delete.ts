@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { deleteChild } from '../shared/children/update-child';
+import { deleteChild } from '../shared/family/update-child';
 import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';

@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { revokeChildSession } from '../shared/children/child-sessions';
+import { revokeChildSession } from '../shared/family/child-sessions';
 import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';

@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { listChildSessions, revokeChildSessions } from '../shared/children/child-sessions';
+import { listChildSessions, revokeChildSessions } from '../shared/family/child-sessions';
 import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';

@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
-import { secretOf, updateChildBody } from '../shared/children/child-request-schemas';
-import { updateChild } from '../shared/children/update-child';
+import { secretOf, updateChildBody } from '../shared/family/child-request-schemas';
+import { updateChild } from '../shared/family/update-child';
 import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';

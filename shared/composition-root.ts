@@ -7,7 +7,7 @@ import { createSecretHasher, type SecretHasher } from './auth/child/secret-hashe
 import { SIGN_IN_THROTTLE_POLICY } from './throttles/sign-in-throttle';
 import { warnOnceWithoutAddress } from './throttles/unknown-client-address';
 import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';
-import type { ChildManagementDeps } from './children/create-child';
+import type { ChildManagementDeps } from './family/create-child';
 import { loadConfig, type Config } from './config';
 import { lazyDatabase, type DatabaseProvider } from './db/lazy-database';
 import { exitOnConfigError } from './lifecycle/config-failure';

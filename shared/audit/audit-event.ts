@@ -20,7 +20,7 @@ export const AUDIT_EVENT_TYPES = [
   'announcement_approved',
   'announcement_rejected',
   'announcement_published',
-  // A parent's consent for a child account (`shared/children/record-consent.ts`): given with each
+  // A parent's consent for a child account (`shared/family/record-consent.ts`): given with each
   // new set of sections, withdrawn for sections taken away or, with erasure, for all of them.
   'consent_given',
   'consent_withdrawn',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createAnnouncementBody, updateAnnouncementBody } from '../announcements/announcement-request-schemas';
 import { USERNAME_RULE_DETAIL } from '../children/child-username';
 import { childSessionBody } from '../auth/sign-in-request-schemas';
-import { createChildBody, updateChildBody } from '../children/child-request-schemas';
+import { createChildBody, updateChildBody } from '../family/child-request-schemas';
 import type { Validator } from '../validation/lazy-schema';
 import { fieldErrorsOf, jsonPointer, summarizeFieldErrors } from './field-errors';
 

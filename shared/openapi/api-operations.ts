@@ -12,7 +12,7 @@ import { adultSessionBody, childSessionBody } from '../auth/sign-in-request-sche
 import { childAccountViewSchema } from '../children/child-account';
 import { activityItemSchema, ACTIVITY_PAGE } from '../children/child-activity';
 import { childConsentViewSchema } from '../children/child-consent';
-import { createChildBody, updateChildBody } from '../children/child-request-schemas';
+import { createChildBody, updateChildBody } from '../family/child-request-schemas';
 import type { ErrorCode } from '../errors/error-catalogue';
 import { problemBodySchema } from '../errors/problem';
 import { healthSchema, readinessSchema } from '../health/check-readiness';

@@ -4,7 +4,7 @@ import { checkUsername, type ChildUsername } from '../../shared/children/child-u
 import { insertChildAccount } from '../../shared/children/child-account-store';
 import type { ChildConsent } from '../../shared/children/child-consent';
 import { endConsent, findConsentInForce, insertConsent, listConsentsOfChild, type NewChildConsent } from '../../shared/children/child-consent-store';
-import { recordConsent, withdrawAllConsent, type ConsentDeps } from '../../shared/children/record-consent';
+import { recordConsent, withdrawAllConsent, type ConsentDeps } from '../../shared/family/record-consent';
 import type { Database } from '../../shared/db/database';
 import { manualClock } from '../../shared/ports/clock';
 import { cryptoRandom } from '../../shared/ports/random';
@@ -41,7 +41,7 @@ function consent(n: number, childUserId: string, overrides: Partial<NewChildCons
 
 /**
  * Registers the contract suite of the consent records (`shared/children/child-consent-store.ts` and
- * the writers of `shared/children/record-consent.ts`, which add audit rows) for one engine.
+ * the writers of `shared/family/record-consent.ts`, which add audit rows) for one engine.
  * Audit rows are never emptied between tests, so each test uses children of its own numbers.
  * @param name the engine, shown in the suite's title.
  * @param factory the suite's database.

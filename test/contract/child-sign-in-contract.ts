@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretHasher } from '../../shared/auth/child/secret-hasher';
 import { signInChild, type ChildSignIn } from '../../shared/auth/sign-in-child';
-import { createChild, type ChildManagementDeps } from '../../shared/children/create-child';
+import { createChild, type ChildManagementDeps } from '../../shared/family/create-child';
 import type { Database } from '../../shared/db/database';
 import { lazyDatabase } from '../../shared/db/lazy-database';
 import { createLogger } from '../../shared/logging/logger';

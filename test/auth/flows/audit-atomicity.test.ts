@@ -1,8 +1,8 @@
 import { HttpRequest } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChildBody, secretOf } from '../../../shared/children/child-request-schemas';
-import { createChild } from '../../../shared/children/create-child';
-import { updateChild } from '../../../shared/children/update-child';
+import { createChildBody, secretOf } from '../../../shared/family/child-request-schemas';
+import { createChild } from '../../../shared/family/create-child';
+import { updateChild } from '../../../shared/family/update-child';
 import { startSession } from '../../../shared/sessions/start-session';
 import { changeUserRole } from '../../../shared/data-rights/administer-users';
 import type { User } from '../../../shared/users/user';

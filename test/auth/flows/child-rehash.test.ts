@@ -6,7 +6,7 @@ import {
   type Argon2Engine,
   type Argon2Params,
 } from '../../../shared/auth/child/secret-hasher';
-import { updateChild } from '../../../shared/children/update-child';
+import { updateChild } from '../../../shared/family/update-child';
 import type { User } from '../../../shared/users/user';
 import { CHEAP_ARGON2, createFlowHarness, expectNoLeaks, PEPPER, type FlowHarness } from './flow-harness';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildSignIn } from '../../../shared/auth/sign-in-child';
-import { updateChild } from '../../../shared/children/update-child';
+import { updateChild } from '../../../shared/family/update-child';
 import type { AppServices } from '../../../shared/composition-root';
 import { problemBody } from '../../../shared/errors/problem';
 import type { User } from '../../../shared/users/user';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChildManagementDeps } from '../../../shared/children/create-child';
-import { deleteChild, updateChild, type ChildPatch } from '../../../shared/children/update-child';
+import type { ChildManagementDeps } from '../../../shared/family/create-child';
+import { deleteChild, updateChild, type ChildPatch } from '../../../shared/family/update-child';
 import type { Database } from '../../../shared/db/database';
 import type { AppServices } from '../../../shared/composition-root';
 import type { User } from '../../../shared/users/user';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteChild } from '../../../shared/children/update-child';
+import { deleteChild } from '../../../shared/family/update-child';
 import type { AppServices } from '../../../shared/composition-root';
 import type { Database } from '../../../shared/db/database';
 import type { DatabaseProvider } from '../../../shared/db/lazy-database';

@@ -11,7 +11,7 @@ import { sessionResponseBody } from '../../../shared/auth/session-response';
 import { signInAdult, type AdultSignIn } from '../../../shared/auth/sign-in-adult';
 import { signInChild, type ChildSignIn } from '../../../shared/auth/sign-in-child';
 import type { ChildAccountView } from '../../../shared/children/child-account';
-import { createChild } from '../../../shared/children/create-child';
+import { createChild } from '../../../shared/family/create-child';
 import { buildAppServices, type AppServices } from '../../../shared/composition-root';
 import { clientAddress } from '../../../shared/http/client-address';
 import { manualClock, type ManualClock } from '../../../shared/ports/clock';

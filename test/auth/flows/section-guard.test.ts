@@ -1,7 +1,7 @@
 import { HttpRequest } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireSection } from '../../../shared/auth/require-section';
-import { updateChild } from '../../../shared/children/update-child';
+import { updateChild } from '../../../shared/family/update-child';
 import { problemBody } from '../../../shared/errors/problem';
 import { startSession } from '../../../shared/sessions/start-session';
 import { newTraceId, runWithLogContext } from '../../../shared/logging/log-context';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signOut } from '../../../shared/auth/sign-out';
-import { deleteChild, updateChild } from '../../../shared/children/update-child';
+import { deleteChild, updateChild } from '../../../shared/family/update-child';
 import { changeUserRole } from '../../../shared/data-rights/administer-users';
 import type { User } from '../../../shared/users/user';
 import { createFlowHarness, DAY, detailsOf, expectNoLeaks, HOUR, MINUTE, SECOND, type FlowHarness } from './flow-harness';

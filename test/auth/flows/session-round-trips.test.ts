@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthDeps } from '../../../shared/auth/auth-deps';
 import { authenticateSession } from '../../../shared/auth/authenticate-session';
 import { profileOf } from '../../../shared/auth/profile';
-import { updateChild } from '../../../shared/children/update-child';
+import { updateChild } from '../../../shared/family/update-child';
 import type { Database, SqlExecutor, TransactionExecutor } from '../../../shared/db/database';
 import { createHttpPipeline } from '../../../shared/http/http-endpoint';
 import type { User } from '../../../shared/users/user';

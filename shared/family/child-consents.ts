@@ -2,8 +2,8 @@ import type { AuthDeps } from '../auth/auth-deps';
 import { problem, type Problem } from '../errors/problem';
 import type { User } from '../users/user';
 import { findUserById } from '../users/user-store';
-import { toChildConsentView, type ChildConsentView } from './child-consent';
-import { listConsentsOfChild } from './child-consent-store';
+import { toChildConsentView, type ChildConsentView } from '../children/child-consent';
+import { listConsentsOfChild } from '../children/child-consent-store';
 
 /** The most consents one answer lists: a child's sections change a few times a year, so this is years of them. */
 export const MAX_LISTED_CONSENTS = 100;

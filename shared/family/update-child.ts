@@ -7,10 +7,10 @@ import { problem, type Problem } from '../errors/problem';
 import { endUserSessions } from '../sessions/session-store';
 import type { Section, User } from '../users/user';
 import { updateUserStatus } from '../users/user-store';
-import { toChildAccountView, type ChildAccount, type ChildAccountView } from './child-account';
+import { toChildAccountView, type ChildAccount, type ChildAccountView } from '../children/child-account';
 import { eraseChildInTransaction } from '../users/erase-account';
-import { findChildById, markChildDeleted, setChildSecret, updateChildScopes } from './child-account-store';
-import { findConsentInForce } from './child-consent-store';
+import { findChildById, markChildDeleted, setChildSecret, updateChildScopes } from '../children/child-account-store';
+import { findConsentInForce } from '../children/child-consent-store';
 import { checkNewSecret, type ChildManagementDeps, type ChildSecretInput } from './create-child';
 import { recordConsent, withdrawAllConsent } from './record-consent';
 

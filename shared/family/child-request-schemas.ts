@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from './child-username';
+import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from '../children/child-username';
 import { lazySchema } from '../validation/lazy-schema';
 import { SECTIONS } from '../users/user';
 import type { ChildSecretInput } from './create-child';

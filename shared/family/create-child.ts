@@ -1,5 +1,5 @@
 import type { ChildAuthDeps } from '../auth/auth-deps';
-import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from './child-username';
+import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from '../children/child-username';
 import { checkPassword, checkPin } from '../auth/child/credential-rules';
 import { lockUsernameThrottle, resetUsernameFailures } from '../throttles/sign-in-throttle';
 import { usernameThrottleKey } from '../throttles/throttle-keys';
@@ -8,8 +8,8 @@ import { UniqueViolationError } from '../db/database-errors';
 import { problem, type Problem } from '../errors/problem';
 import { summarizeFieldErrors } from '../errors/field-errors';
 import type { Section, User } from '../users/user';
-import { toChildAccountView, type ChildAccountView, type SecretKind } from './child-account';
-import { findChildById, insertChildAccount } from './child-account-store';
+import { toChildAccountView, type ChildAccountView, type SecretKind } from '../children/child-account';
+import { findChildById, insertChildAccount } from '../children/child-account-store';
 import { isUsernameReserved } from '../users/account-erasure-store';
 import { findUserById } from '../users/user-store';
 import { parentAccountLock, reservedUsernameKey } from '../users/erase-account';

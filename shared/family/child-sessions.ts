@@ -2,7 +2,7 @@ import { problem, type Problem } from '../errors/problem';
 import { listSessions, revokeSession, revokeSessions, type SessionManagementDeps, type SessionRevoker } from '../sessions/manage-sessions';
 import type { SessionView } from '../sessions/session-view';
 import type { User } from '../users/user';
-import { findChildById } from './child-account-store';
+import { findChildById } from '../children/child-account-store';
 
 /**
  * `GET`/`DELETE /api/v1/children/{id}/sessions` and `DELETE /api/v1/children/{id}/sessions/{sessionId}`:

@@ -1,8 +1,8 @@
 import { writeAudit, type AuditWriterDeps } from '../audit/write-audit';
 import type { SqlExecutor } from '../db/database';
 import type { Section } from '../users/user';
-import { canonicalSections, type ConsentMethod } from './child-consent';
-import { endConsent, findConsentInForce, insertConsent } from './child-consent-store';
+import { canonicalSections, type ConsentMethod } from '../children/child-consent';
+import { endConsent, findConsentInForce, insertConsent } from '../children/child-consent-store';
 
 /**
  * The parent's consent for a child account, recorded in the transaction of the change it covers
