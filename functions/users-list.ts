@@ -2,7 +2,7 @@ import { app } from '@azure/functions';
 import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { encodeCursor, readPage } from '../shared/http/read-page';
-import { requireAdmin } from '../shared/data-rights/administer-users';
+import { requireAdmin } from '../shared/users/admin-role';
 import { USER_STATUSES, type UserStatus } from '../shared/users/user';
 import { listAdultsByStatus } from '../shared/users/user-store';
 import { toUserView } from '../shared/users/user-view';

@@ -2,24 +2,11 @@ import type { AuthDeps } from '../auth/auth-deps';
 import { writeAudit } from '../audit/write-audit';
 import { problem, type Problem } from '../errors/problem';
 import { endUserSessions } from '../sessions/session-store';
+import { ADMINS_LOCK, requireAdmin } from '../users/admin-role';
 import type { AdultRole, User } from '../users/user';
 import { findUserById, transitionUserStatus, updateUserRole } from '../users/user-store';
 
 type AdminResult = { ok: true; user: User } | { ok: false; problem: Problem };
-
-/**
- * The lock under which the active administrators are counted or reduced: an administrator's
- * erasure (`erase-account.ts`) and the demotion of an administrator take it, so the last one
- * cannot go by either, nor by both at once.
- */
-export const ADMINS_LOCK = 'users:active-admins';
-
-/** Only active adult administrators administer users. */
-export function requireAdmin(caller: User): Problem | undefined {
-  return caller.accountType === 'adult' && caller.role === 'admin' && caller.status === 'active'
-    ? undefined
-    : problem('forbidden', { detail: 'Administrators only.' });
-}
 
 async function adultTarget(userId: string, deps: AuthDeps): Promise<User | Problem> {
   const user = await findUserById(await deps.database.get(), userId);

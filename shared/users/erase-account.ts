@@ -7,7 +7,7 @@ import type { DatabaseProvider } from '../db/lazy-database';
 import { problem, type Problem } from '../errors/problem';
 import type { Logger } from '../logging/logger';
 import { userSettingsLock } from './push-tokens';
-import { ADMINS_LOCK, requireAdmin } from '../data-rights/administer-users';
+import { ADMINS_LOCK, requireAdmin } from './admin-role';
 import type { User } from './user';
 import { findUserById } from './user-store';
 import {
