@@ -1,8 +1,8 @@
 import { app } from '@azure/functions';
-import { appAnnouncementDeps } from '../shared/announcements/announcement-deps';
-import { createAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
+import { appAnnouncementDeps } from '../shared/announcement-workflow/announcement-deps';
+import { createAnnouncementBody } from '../shared/announcement-workflow/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
-import { createAnnouncement } from '../shared/announcements/write-announcement';
+import { createAnnouncement } from '../shared/announcement-workflow/write-announcement';
 import { endpoint } from '../shared/composition-root';
 
 /** POST /api/v1/announcements (author, admin): a new draft. */

@@ -1,9 +1,9 @@
 import { app } from '@azure/functions';
-import { appAnnouncementDeps } from '../shared/announcements/announcement-deps';
+import { appAnnouncementDeps } from '../shared/announcement-workflow/announcement-deps';
 import { ANNOUNCEMENT_STATUSES } from '../shared/announcements/announcement';
-import { statusFilter } from '../shared/announcements/announcement-request-schemas';
+import { statusFilter } from '../shared/announcement-workflow/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
-import { listVisibleAnnouncements } from '../shared/announcements/read-announcements';
+import { listVisibleAnnouncements } from '../shared/announcement-workflow/read-announcements';
 import { endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { encodeCursor, readPage } from '../shared/http/read-page';

@@ -1,7 +1,7 @@
 import { app } from '@azure/functions';
-import { appAnnouncementDeps } from '../shared/announcements/announcement-deps';
+import { appAnnouncementDeps } from '../shared/announcement-workflow/announcement-deps';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
-import { publishAnnouncement } from '../shared/announcements/take-workflow-step';
+import { publishAnnouncement } from '../shared/announcement-workflow/take-workflow-step';
 import { endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';

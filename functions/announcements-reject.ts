@@ -1,8 +1,8 @@
 import { app } from '@azure/functions';
-import { appAnnouncementDeps } from '../shared/announcements/announcement-deps';
-import { rejectAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
+import { appAnnouncementDeps } from '../shared/announcement-workflow/announcement-deps';
+import { rejectAnnouncementBody } from '../shared/announcement-workflow/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
-import { rejectAnnouncement } from '../shared/announcements/take-workflow-step';
+import { rejectAnnouncement } from '../shared/announcement-workflow/take-workflow-step';
 import { endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';

@@ -1,8 +1,8 @@
 import { app } from '@azure/functions';
-import { appAnnouncementDeps } from '../shared/announcements/announcement-deps';
-import { updateAnnouncementBody } from '../shared/announcements/announcement-request-schemas';
+import { appAnnouncementDeps } from '../shared/announcement-workflow/announcement-deps';
+import { updateAnnouncementBody } from '../shared/announcement-workflow/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
-import { updateAnnouncement } from '../shared/announcements/write-announcement';
+import { updateAnnouncement } from '../shared/announcement-workflow/write-announcement';
 import { endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';

@@ -1,6 +1,6 @@
 import { app, type Timer } from '@azure/functions';
-import { enqueueOwedFanouts } from '../shared/announcements/enqueue-fanout';
-import { sampleQueueDepth } from '../shared/announcements/queue-depth';
+import { enqueueOwedFanouts } from '../shared/announcement-workflow/enqueue-fanout';
+import { sampleQueueDepth } from '../shared/announcement-workflow/queue-depth';
 import { backgroundHandler } from '../shared/background/background-handler';
 import { appConfig, appServices } from '../shared/composition-root';
 import { enqueueOwedNotices } from '../shared/messages/account-notices';

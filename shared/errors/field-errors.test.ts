@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAnnouncementBody, updateAnnouncementBody } from '../announcements/announcement-request-schemas';
+import { createAnnouncementBody, updateAnnouncementBody } from '../announcement-workflow/announcement-request-schemas';
 import { USERNAME_RULE_DETAIL } from '../children/child-username';
 import { childSessionBody } from '../auth/sign-in-request-schemas';
 import { createChildBody, updateChildBody } from '../family/child-request-schemas';

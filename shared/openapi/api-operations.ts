@@ -4,7 +4,7 @@ import {
   createAnnouncementBody,
   rejectAnnouncementBody,
   updateAnnouncementBody,
-} from '../announcements/announcement-request-schemas';
+} from '../announcement-workflow/announcement-request-schemas';
 import { ANNOUNCEMENT_STATUSES } from '../announcements/announcement';
 import { profileSchema } from '../auth/profile';
 import { sessionResponseSchema } from '../auth/session-response';

@@ -1,5 +1,5 @@
-import type { AnnouncementDeps } from '../../shared/announcements/announcement-deps';
-import { createAnnouncement } from '../../shared/announcements/write-announcement';
+import type { AnnouncementDeps } from '../../shared/announcement-workflow/announcement-deps';
+import { createAnnouncement } from '../../shared/announcement-workflow/write-announcement';
 import { DependencyUnavailableError } from '../../shared/errors/dependency-unavailable';
 import type { FanoutMessage } from '../../shared/messages/fanout-message';
 import type { FanoutQueue } from '../../shared/messages/fanout-queue';

@@ -1,8 +1,8 @@
 import { InvocationContext, type Timer } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueOwedFanouts } from '../../shared/announcements/enqueue-fanout';
-import { sampleQueueDepth } from '../../shared/announcements/queue-depth';
-import { approveAnnouncement, submitAnnouncement } from '../../shared/announcements/take-workflow-step';
+import { enqueueOwedFanouts } from '../../shared/announcement-workflow/enqueue-fanout';
+import { sampleQueueDepth } from '../../shared/announcement-workflow/queue-depth';
+import { approveAnnouncement, submitAnnouncement } from '../../shared/announcement-workflow/take-workflow-step';
 import { backgroundHandler } from '../../shared/background/background-handler';
 import { HOUR, MINUTE } from '../auth/flows/flow-harness';
 import { createAnnouncementHarness, type AnnouncementHarness } from './announcement-harness';

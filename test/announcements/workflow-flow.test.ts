@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAnnouncementById } from '../../shared/announcements/announcement-store';
-import { enqueueOwedFanouts } from '../../shared/announcements/enqueue-fanout';
-import { getAnnouncement, listVisibleAnnouncements } from '../../shared/announcements/read-announcements';
+import { enqueueOwedFanouts } from '../../shared/announcement-workflow/enqueue-fanout';
+import { getAnnouncement, listVisibleAnnouncements } from '../../shared/announcement-workflow/read-announcements';
 import {
   approveAnnouncement,
   publishAnnouncement,
   rejectAnnouncement,
   submitAnnouncement,
-} from '../../shared/announcements/take-workflow-step';
-import { updateAnnouncement } from '../../shared/announcements/write-announcement';
+} from '../../shared/announcement-workflow/take-workflow-step';
+import { updateAnnouncement } from '../../shared/announcement-workflow/write-announcement';
 import { newTraceId, runWithLogContext } from '../../shared/logging/log-context';
 import { detailsOf, expectNoLeaks, HOUR, MINUTE, SECOND } from '../auth/flows/flow-harness';
 import { createAnnouncementHarness, type AnnouncementHarness } from './announcement-harness';

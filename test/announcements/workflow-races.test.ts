@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnnouncementDeps, AnnouncementResult } from '../../shared/announcements/announcement-deps';
+import type { AnnouncementDeps, AnnouncementResult } from '../../shared/announcement-workflow/announcement-deps';
 import {
   approveAnnouncement,
   publishAnnouncement,
   rejectAnnouncement,
   submitAnnouncement,
-} from '../../shared/announcements/take-workflow-step';
+} from '../../shared/announcement-workflow/take-workflow-step';
 import { createAnnouncementHarness, type AnnouncementHarness } from './announcement-harness';
 
 /**

@@ -2,7 +2,7 @@ import type { DatabaseProvider } from '../db/lazy-database';
 import type { Logger } from '../logging/logger';
 import type { FanoutQueue } from '../messages/fanout-queue';
 import type { Clock } from '../ports/clock';
-import { claimFanout, findOwedFanouts, markFanoutEnqueued, releaseFanoutClaim } from './announcement-store';
+import { claimFanout, findOwedFanouts, markFanoutEnqueued, releaseFanoutClaim } from '../announcements/announcement-store';
 
 /**
  * Enqueueing the fan-out of a published announcement (contract section 10: base64 JSON

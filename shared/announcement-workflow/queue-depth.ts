@@ -3,7 +3,7 @@ import type { DatabaseProvider } from '../db/lazy-database';
 import type { Logger } from '../logging/logger';
 import type { Clock } from '../ports/clock';
 import type { Telemetry } from '../telemetry/telemetry';
-import { readApprovalQueue } from './announcement-store';
+import { readApprovalQueue } from '../announcements/announcement-store';
 
 /**
  * The approval queue depth (contract sections 8 and 11): the count of `queued` announcements and

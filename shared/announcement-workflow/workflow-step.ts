@@ -3,7 +3,7 @@ import { writeAudit } from '../audit/write-audit';
 import type { SqlExecutor } from '../db/database';
 import { errorFields } from '../logging/logger';
 import type { User } from '../users/user';
-import type { Announcement, AnnouncementStatus } from './announcement';
+import type { Announcement, AnnouncementStatus } from '../announcements/announcement';
 import type { AnnouncementDeps } from './announcement-deps';
 import { measureQueueDepth, reportQueueDepth } from './queue-depth';
 

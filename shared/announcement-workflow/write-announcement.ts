@@ -1,11 +1,11 @@
 import { problem, type Problem } from '../errors/problem';
 import type { User } from '../users/user';
-import type { Announcement } from './announcement';
-import { canRead, isWriter } from './announcement-access';
+import type { Announcement } from '../announcements/announcement';
+import { canRead, isWriter } from '../announcements/announcement-access';
 import type { AnnouncementDeps, AnnouncementResult } from './announcement-deps';
 import type { CreateAnnouncementInput, UpdateAnnouncementInput } from './announcement-request-schemas';
-import { findAnnouncementById, insertAnnouncement, updateAnnouncementContent } from './announcement-store';
-import { isEditable } from './announcement-transitions';
+import { findAnnouncementById, insertAnnouncement, updateAnnouncementContent } from '../announcements/announcement-store';
+import { isEditable } from '../announcements/announcement-transitions';
 import { announceStep, auditStep } from './workflow-step';
 
 const refused = (detail: string): { ok: false; problem: Problem } => ({ ok: false, problem: problem('forbidden', { detail }) });

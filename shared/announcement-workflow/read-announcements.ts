@@ -2,10 +2,10 @@ import { requireSection } from '../auth/require-section';
 import type { ListCursor } from '../db/keyset-page';
 import { problem, type Problem } from '../errors/problem';
 import type { User } from '../users/user';
-import type { Announcement, AnnouncementStatus } from './announcement';
-import { canRead, isAdministrator } from './announcement-access';
+import type { Announcement, AnnouncementStatus } from '../announcements/announcement';
+import { canRead, isAdministrator } from '../announcements/announcement-access';
 import type { AnnouncementDeps, AnnouncementResult } from './announcement-deps';
-import { findAnnouncementById, listAnnouncements, type ListVisibility } from './announcement-store';
+import { findAnnouncementById, listAnnouncements, type ListVisibility } from '../announcements/announcement-store';
 
 /**
  * Reading announcements (contract section 9): administrators see all, adults published ones and

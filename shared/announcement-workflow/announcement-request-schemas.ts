@@ -6,7 +6,7 @@ import {
   BODY_MAX_LENGTH,
   REJECTION_REASON_MAX_LENGTH,
   TITLE_MAX_LENGTH,
-} from './announcement';
+} from '../announcements/announcement';
 
 /**
  * Request bodies and parameters of the announcement endpoints (contract section 9). Unknown fields

@@ -3,11 +3,11 @@ import type { SqlExecutor } from '../db/database';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import { problem, type Problem } from '../errors/problem';
 import type { User } from '../users/user';
-import type { Announcement } from './announcement';
-import { canRead, holdsActorRole } from './announcement-access';
+import type { Announcement } from '../announcements/announcement';
+import { canRead, holdsActorRole } from '../announcements/announcement-access';
 import type { AnnouncementDeps, AnnouncementResult } from './announcement-deps';
-import { findAnnouncementById, markPublished, markReviewed, markSubmitted } from './announcement-store';
-import { nextStatus, TRANSITIONS, type WorkflowAction } from './announcement-transitions';
+import { findAnnouncementById, markPublished, markReviewed, markSubmitted } from '../announcements/announcement-store';
+import { nextStatus, TRANSITIONS, type WorkflowAction } from '../announcements/announcement-transitions';
 import { claimOwedFanout, enqueueClaimedFanout } from './enqueue-fanout';
 import { announceStep, auditStep } from './workflow-step';
 
