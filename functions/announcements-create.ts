@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appAnnouncementDeps } from '../shared/announcement-workflow/announcement-deps';
+import { appAnnouncementDeps } from '../shared/composition/announcement-services';
 import { createAnnouncementBody } from '../shared/announcement-workflow/announcement-request-schemas';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { createAnnouncement } from '../shared/announcement-workflow/write-announcement';

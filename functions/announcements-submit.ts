@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import { appAnnouncementDeps } from '../shared/announcement-workflow/announcement-deps';
+import { appAnnouncementDeps } from '../shared/composition/announcement-services';
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { submitAnnouncement } from '../shared/announcement-workflow/take-workflow-step';
 import { endpoint } from '../shared/composition-root';

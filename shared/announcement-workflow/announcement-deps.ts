@@ -1,4 +1,3 @@
-import { appServices, type AppServices } from '../composition-root';
 import type { AuthDeps } from '../auth/auth-deps';
 import type { Problem } from '../errors/problem';
 import type { FanoutQueue } from '../messages/fanout-queue';
@@ -10,16 +9,3 @@ export interface AnnouncementDeps extends AuthDeps {
 }
 
 export type AnnouncementResult = { ok: true; announcement: Announcement } | { ok: false; problem: Problem };
-
-/** The announcement ports out of the process's services. */
-export function announcementDepsOf(services: Pick<AppServices, 'auth' | 'fanoutQueue'>): AnnouncementDeps {
-  return { ...services.auth, fanoutQueue: services.fanoutQueue };
-}
-
-let processDeps: AnnouncementDeps | undefined;
-
-/** The process's announcement ports (`announcementDepsOf(appServices())`), built on the first request that needs them. */
-export function appAnnouncementDeps(): AnnouncementDeps {
-  processDeps ??= announcementDepsOf(appServices());
-  return processDeps;
-}
