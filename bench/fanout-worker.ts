@@ -5,7 +5,7 @@ import { createHttpHeaders, createPipelineRequest } from '@azure/core-rest-pipel
 import type { DestinationStream } from 'pino';
 import { buildAppServices, type AppServices } from '../shared/composition-root';
 import { createLogger } from '../shared/logging/logger';
-import { buildFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout/fanout-services';
+import { buildFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/composition/fanout-services';
 import { ACS_EMAIL_API_VERSION } from '../shared/notifications/providers/acs-email-operation';
 import { acsClientArguments, acsClientOptions, isLoopbackHttp, observeTries, sendBudgetMs } from '../shared/notifications/providers/acs-pipeline';
 import type { EmailMessage, SendObserver } from '../shared/ports/delivery';

@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
 import { backgroundHandler } from '../shared/background/background-handler';
-import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout/fanout-services';
+import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/composition/fanout-services';
 import { applyCommunicationEvent } from '../shared/notifications/reports/apply-communication-event';
 
 /**

@@ -1,7 +1,7 @@
 import { app, type Timer } from '@azure/functions';
 import { backgroundHandler } from '../shared/background/background-handler';
 import { appConfig } from '../shared/composition-root';
-import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout/fanout-services';
+import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/composition/fanout-services';
 import { settleAcceptedDeliveries } from '../shared/notifications/reports/settle-accepted-deliveries';
 
 /**

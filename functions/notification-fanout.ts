@@ -1,7 +1,7 @@
 import { app } from '@azure/functions';
 import { backgroundHandler, isLastAttempt } from '../shared/background/background-handler';
 import { FANOUT_QUEUE_NAME } from '../shared/messages/fanout-message';
-import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout/fanout-services';
+import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/composition/fanout-services';
 import { handleFanoutMessage } from '../shared/notifications/fanout/handle-fanout-message';
 
 /**

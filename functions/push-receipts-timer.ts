@@ -2,7 +2,7 @@ import { app, type Timer } from '@azure/functions';
 import { backgroundHandler } from '../shared/background/background-handler';
 import { appConfig } from '../shared/composition-root';
 import { checkPushReceipts } from '../shared/notifications/push/check-push-receipts';
-import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/notifications/fanout/fanout-services';
+import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/composition/fanout-services';
 
 /**
  * Reads Expo's push receipts of tickets sent at least 15 minutes earlier: a `DeviceNotRegistered`

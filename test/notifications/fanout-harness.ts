@@ -4,7 +4,7 @@ import { createLogger } from '../../shared/logging/logger';
 import type { FanoutDeps } from '../../shared/notifications/fanout/fanout-deps';
 import type { FanoutMessage } from '../../shared/messages/fanout-message';
 import { inMemoryFanoutQueue } from '../../shared/messages/fanout-queue';
-import { buildFanoutDeps } from '../../shared/notifications/fanout/fanout-services';
+import { buildFanoutDeps } from '../../shared/composition/fanout-services';
 import { handleFanoutMessage, type FanoutResult } from '../../shared/notifications/fanout/handle-fanout-message';
 import { registerPushToken } from '../../shared/users/push-tokens';
 import type { Section, User } from '../../shared/users/user';

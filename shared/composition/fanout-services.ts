@@ -1,10 +1,10 @@
-import { appServices, type AppServices } from '../../composition-root';
-import { createLogger, type Logger } from '../../logging/logger';
-import { DEFAULT_DELIVERY_CONCURRENCY, type FanoutDeps } from './fanout-deps';
-import { createDeliveryProviders, type BuiltDeliveryProviders } from '../providers/create-delivery-providers';
-import type { DeliveryProviders } from '../../ports/delivery';
-import { realSleep } from '../../resilience/retry-with-backoff';
-import { DEFAULT_RETRY_POLICY } from '../delivery/retry-transient';
+import { appServices, type AppServices } from '../composition-root';
+import { createLogger, type Logger } from '../logging/logger';
+import { DEFAULT_DELIVERY_CONCURRENCY, type FanoutDeps } from '../notifications/fanout/fanout-deps';
+import { createDeliveryProviders, type BuiltDeliveryProviders } from '../notifications/providers/create-delivery-providers';
+import type { DeliveryProviders } from '../ports/delivery';
+import { realSleep } from '../resilience/retry-with-backoff';
+import { DEFAULT_RETRY_POLICY } from '../notifications/delivery/retry-transient';
 
 /** The `service` of the fan-out's log lines (contract section 3: `notifications`). */
 export const FANOUT_SERVICE_NAME = 'notifications';
