@@ -1,6 +1,6 @@
 import type { ChildAuthDeps } from '../auth/auth-deps';
 import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from '../children/child-username';
-import { checkPassword, checkPin } from '../auth/child/credential-rules';
+import { checkPassword, checkPin } from './credential-rules';
 import { lockUsernameThrottle, resetUsernameFailures } from '../throttles/sign-in-throttle';
 import { usernameThrottleKey } from '../throttles/throttle-keys';
 import { writeAudit } from '../audit/write-audit';
