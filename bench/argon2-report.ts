@@ -1,4 +1,4 @@
-import { ARGON2ID_PARAMS } from '../shared/auth/child/secret-hasher';
+import { ARGON2ID_PARAMS } from '../shared/ports/secret-hasher';
 import { ms, spreadText, table } from './markdown';
 import type { Argon2VersusSignIn } from './scenarios';
 import { spread } from './stats';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_HASH_QUEUE } from '../shared/auth/child/secret-hasher';
+import { DEFAULT_HASH_QUEUE } from '../shared/ports/secret-hasher';
 import { CHILD_PIN, childUsername, createChildren, signInAdults, WRONG_PIN } from './accounts';
 import { BENCH_TMP, startBenchHost } from './bench-host';
 import { GOALS, verdictOf, verdictText, type GoalRow } from './goals';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { hashingConcurrency } from '../shared/auth/child/secret-hasher';
+import { hashingConcurrency } from '../shared/ports/secret-hasher';
 import { createChildren, signInAdults } from './accounts';
 import { BENCH_TMP, startBenchHost, type BenchHost } from './bench-host';
 import { createClient, type BenchClient } from './http-client';

@@ -1,4 +1,4 @@
-import { ARGON2ID_PARAMS } from '../shared/auth/child/secret-hasher';
+import { ARGON2ID_PARAMS } from '../shared/ports/secret-hasher';
 import { GOALS, verdictOf, verdictText, type GoalRow } from './goals';
 import { mib, ms, spreadText, table } from './markdown';
 import type { BurstMemory } from './scenarios';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ARGON2ID_PARAMS, createSecretHasher } from '../shared/auth/child/secret-hasher';
+import { ARGON2ID_PARAMS, createSecretHasher } from '../shared/ports/secret-hasher';
 import { CHILD_PIN, WRONG_PIN, childUsername, type Adult } from './accounts';
 import { createClient, runLoad, type BenchClient, type BenchRequest } from './http-client';
 import type { RssProbe } from './rss';

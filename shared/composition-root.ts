@@ -3,7 +3,7 @@ import type { DestinationStream } from 'pino';
 import { createAdultSignInThrottle, type AdultSignInThrottle } from './throttles/adult-sign-in-throttle';
 import type { AuthDeps } from './auth/auth-deps';
 import { authenticateSession } from './auth/authenticate-session';
-import { createSecretHasher, type SecretHasher } from './auth/child/secret-hasher';
+import { createSecretHasher, type SecretHasher } from './ports/secret-hasher';
 import { SIGN_IN_THROTTLE_POLICY } from './throttles/sign-in-throttle';
 import { warnOnceWithoutAddress } from './throttles/unknown-client-address';
 import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';

@@ -168,7 +168,7 @@ const envSchema = z.object({
   ACS_EMAIL_SENDER: optionalString,
   // libuv reads it itself when its pool starts; the app reads it to fit the Argon2 limit to the pool (libuv's range).
   UV_THREADPOOL_SIZE: wholeNumber(4, 1, 1024),
-  // The waiting line in front of Argon2 (DEFAULT_HASH_QUEUE in shared/auth/child/secret-hasher.ts).
+  // The waiting line in front of Argon2 (DEFAULT_HASH_QUEUE in shared/ports/secret-hasher.ts).
   HASH_QUEUE_MAX: wholeNumber(128, 1, 100_000),
   HASH_QUEUE_MAX_WAIT_MS: wholeNumber(3000, 1, 60_000),
   // The platform's SIGTERM-to-SIGKILL grace (Container Apps allows up to 600 s); the shutdown deadline derives from it.

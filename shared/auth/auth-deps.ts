@@ -1,5 +1,5 @@
 import type { DatabaseProvider } from '../db/lazy-database';
-import type { SecretHasher } from './child/secret-hasher';
+import type { SecretHasher } from '../ports/secret-hasher';
 import type { Shutdown } from '../lifecycle/shutdown';
 import type { Logger } from '../logging/logger';
 import type { NoticeQueue } from '../messages/notice-queue';

@@ -13,7 +13,7 @@ import type { User } from '../users/user';
 import { findUserById } from '../users/user-store';
 import type { ChildAuthDeps } from './auth-deps';
 import { readSubmittedUsername } from '../children/child-username';
-import { HashingOverloadedError, type HashWork } from './child/secret-hasher';
+import { HashingOverloadedError, type HashWork } from '../ports/secret-hasher';
 import { checkThrottle, lockThrottle, recordFailure, recordSuccess, type ThrottleRefusal } from '../throttles/sign-in-throttle';
 import { clientAddressBucket, throttleKeys, type ThrottleKeys } from '../throttles/throttle-keys';
 import { reportSignIn, startSignedInSession } from './signed-in-session';

@@ -1,7 +1,7 @@
 import { usernameIdentity } from '../children/child-username';
 import { COMMON_PINS } from './common-pins';
 import { isCommonPassword } from './common-passwords';
-import { hashedForm } from '../auth/child/secret-hasher';
+import { hashedForm } from '../ports/secret-hasher';
 
 /**
  * The rules for child PINs and passwords (contract section 6; usernames have their own module,

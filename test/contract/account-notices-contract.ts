@@ -3,7 +3,7 @@ import type { AuditEntry } from '../../shared/audit/audit-event';
 import { writeAudit } from '../../shared/audit/write-audit';
 import type { ChildAuthDeps } from '../../shared/auth/auth-deps';
 import { checkUsername, type ChildUsername } from '../../shared/children/child-username';
-import { createSecretHasher } from '../../shared/auth/child/secret-hasher';
+import { createSecretHasher } from '../../shared/ports/secret-hasher';
 import { signInChild } from '../../shared/auth/sign-in-child';
 import { readChildActivity } from '../../shared/children/child-activity';
 import { insertChildAccount, lockChild } from '../../shared/children/child-account-store';

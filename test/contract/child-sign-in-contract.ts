@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretHasher } from '../../shared/auth/child/secret-hasher';
+import { createSecretHasher } from '../../shared/ports/secret-hasher';
 import { signInChild, type ChildSignIn } from '../../shared/auth/sign-in-child';
 import { createChild, type ChildManagementDeps } from '../../shared/family/create-child';
 import type { Database } from '../../shared/db/database';

@@ -5,7 +5,7 @@ import {
   nativeArgon2,
   type Argon2Engine,
   type Argon2Params,
-} from '../../../shared/auth/child/secret-hasher';
+} from '../../../shared/ports/secret-hasher';
 import { updateChild } from '../../../shared/family/update-child';
 import type { User } from '../../../shared/users/user';
 import { CHEAP_ARGON2, createFlowHarness, expectNoLeaks, PEPPER, type FlowHarness } from './flow-harness';

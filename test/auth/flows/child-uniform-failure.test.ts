@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSecretHasher, nativeArgon2, type Argon2Engine } from '../../../shared/auth/child/secret-hasher';
+import { createSecretHasher, nativeArgon2, type Argon2Engine } from '../../../shared/ports/secret-hasher';
 import { createChild } from '../../../shared/family/create-child';
 import { deleteChild, updateChild } from '../../../shared/family/update-child';
 import type { User } from '../../../shared/users/user';

@@ -6,7 +6,7 @@ import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit
 import { expect } from 'vitest';
 import * as z from 'zod/mini';
 import { authenticateSession, type SessionAuthentication } from '../../../shared/auth/authenticate-session';
-import { createSecretHasher, type Argon2Params, type SecretHasher } from '../../../shared/auth/child/secret-hasher';
+import { createSecretHasher, type Argon2Params, type SecretHasher } from '../../../shared/ports/secret-hasher';
 import { sessionResponseBody } from '../../../shared/auth/session-response';
 import { signInAdult, type AdultSignIn } from '../../../shared/auth/sign-in-adult';
 import { signInChild, type ChildSignIn } from '../../../shared/auth/sign-in-child';

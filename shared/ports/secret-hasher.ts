@@ -1,7 +1,7 @@
 import type * as argon2 from 'argon2';
 import { availableParallelism } from 'node:os';
-import { FairQueue, QueueRefusal } from '../../concurrency/fair-queue';
-import { DependencyUnavailableError } from '../../errors/dependency-unavailable';
+import { FairQueue, QueueRefusal } from '../concurrency/fair-queue';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 
 /**
  * Hashing and verifying child PINs and passwords (contract section 6): Argon2id with OWASP's

@@ -1,7 +1,7 @@
 import * as argon2 from 'argon2';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { DependencyUnavailableError } from '../../errors/dependency-unavailable';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable';
 import {
   ARGON2ID,
   ARGON2ID_PARAMS,
