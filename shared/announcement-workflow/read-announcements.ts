@@ -1,4 +1,4 @@
-import { requireSection } from '../auth/require-section';
+import { requireSection } from '../children/require-section';
 import type { ListCursor } from '../db/keyset-page';
 import { problem, type Problem } from '../errors/problem';
 import type { User } from '../users/user';

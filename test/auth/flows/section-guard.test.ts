@@ -1,6 +1,6 @@
 import { HttpRequest } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireSection } from '../../../shared/auth/require-section';
+import { requireSection } from '../../../shared/children/require-section';
 import { updateChild } from '../../../shared/family/update-child';
 import { problemBody } from '../../../shared/errors/problem';
 import { startSession } from '../../../shared/sessions/start-session';

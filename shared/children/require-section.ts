@@ -1,8 +1,15 @@
-import { writeAudit } from '../audit/write-audit';
-import { findChildById } from '../children/child-account-store';
+import { writeAudit, type AuditWriterDeps } from '../audit/write-audit';
+import { findChildById } from './child-account-store';
+import type { DatabaseProvider } from '../db/lazy-database';
 import { problem, type Problem } from '../errors/problem';
 import type { Section, User } from '../users/user';
-import type { AuthDeps } from './auth-deps';
+import type { Logger } from '../logging/logger';
+
+/** The ports the section guard takes: it reads the child's scopes, and audits and logs a refusal. */
+export interface SectionGuardDeps extends AuditWriterDeps {
+  database: DatabaseProvider;
+  logger: Logger;
+}
 
 /**
  * The section guard for endpoints of a section (contract section 4): adults pass; a child passes
@@ -11,7 +18,7 @@ import type { AuthDeps } from './auth-deps';
  * Scopes are read fresh each time, so a parent's change applies to the very next request.
  * @returns undefined when the caller may go on, else the problem to answer.
  */
-export async function requireSection(user: User, section: Section, deps: AuthDeps): Promise<Problem | undefined> {
+export async function requireSection(user: User, section: Section, deps: SectionGuardDeps): Promise<Problem | undefined> {
   if (user.accountType === 'adult') return undefined;
   const db = await deps.database.get();
   const child = await findChildById(db, user.id);
