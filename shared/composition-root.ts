@@ -1,7 +1,7 @@
 import type { HttpHandler } from '@azure/functions';
 import type { DestinationStream } from 'pino';
 import { createAdultSignInThrottle, type AdultSignInThrottle } from './throttles/adult-sign-in-throttle';
-import type { AuthDeps } from './auth/auth-deps';
+import type { AuthDeps, ChildAuthDeps } from './auth/auth-deps';
 import { authenticateSession } from './auth/authenticate-session';
 import { createSecretHasher, type SecretHasher } from './ports/secret-hasher';
 import { SIGN_IN_THROTTLE_POLICY } from './throttles/sign-in-throttle';
@@ -47,7 +47,7 @@ export interface AppServices {
    * The authentication ports plus Argon2id for child PINs and passwords (pepper, bounded
    * concurrency), and the terms version a parent's consents are recorded under.
    */
-  childAuth: ChildManagementDeps;
+  childAuth: ChildAuthDeps & ChildManagementDeps;
   /** Where publishing enqueues notification fan-out work (`notification-fanout`). */
   fanoutQueue: FanoutQueue;
   /** Where account notices (a child's account locked) are enqueued: the same `notification-fanout` queue. */

@@ -1,14 +1,21 @@
-import type { AuthDeps } from '../auth/auth-deps';
-import { writeAudit } from '../audit/write-audit';
+import { writeAudit, type AuditWriterDeps } from '../audit/write-audit';
+import type { DatabaseProvider } from '../db/lazy-database';
 import { problem, type Problem } from '../errors/problem';
 import { endUserSessions } from '../sessions/session-store';
 import { ADMINS_LOCK, requireAdmin } from '../users/admin-role';
 import type { AdultRole, User } from '../users/user';
 import { findUserById, transitionUserStatus, updateUserRole } from '../users/user-store';
+import type { Logger } from '../logging/logger';
+
+/** The ports administering users takes: it reads and changes users, audits and logs each change. */
+export interface AdministrationDeps extends AuditWriterDeps {
+  database: DatabaseProvider;
+  logger: Logger;
+}
 
 type AdminResult = { ok: true; user: User } | { ok: false; problem: Problem };
 
-async function adultTarget(userId: string, deps: AuthDeps): Promise<User | Problem> {
+async function adultTarget(userId: string, deps: AdministrationDeps): Promise<User | Problem> {
   const user = await findUserById(await deps.database.get(), userId);
   // An erased account is a tombstone: nothing about it can be approved or changed any more.
   if (!user || user.status === 'erased') return problem('not_found', { detail: 'No such user.' });
@@ -20,7 +27,7 @@ async function adultTarget(userId: string, deps: AuthDeps): Promise<User | Probl
  * POST /api/v1/users/{id}/approve: a user waiting for approval becomes active (`user_approved`).
  * Approving an active user changes nothing; a disabled user cannot be approved back (409).
  */
-export async function approveUser(admin: User, userId: string, deps: AuthDeps): Promise<AdminResult> {
+export async function approveUser(admin: User, userId: string, deps: AdministrationDeps): Promise<AdminResult> {
   const refused = requireAdmin(admin);
   if (refused) return { ok: false, problem: refused };
   const target = await adultTarget(userId, deps);
@@ -53,7 +60,7 @@ export async function approveUser(admin: User, userId: string, deps: AuthDeps): 
  * (`authz_change` with the old and new role, `authn_token_revoked`) commit together.
  * Administrators cannot change their own role, so the last one cannot demote themselves by mistake.
  */
-export async function changeUserRole(admin: User, userId: string, role: AdultRole, deps: AuthDeps): Promise<AdminResult> {
+export async function changeUserRole(admin: User, userId: string, role: AdultRole, deps: AdministrationDeps): Promise<AdminResult> {
   const refused = requireAdmin(admin);
   if (refused) return { ok: false, problem: refused };
   if (userId === admin.id) {

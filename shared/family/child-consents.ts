@@ -1,4 +1,4 @@
-import type { AuthDeps } from '../auth/auth-deps';
+import type { DatabaseProvider } from '../db/lazy-database';
 import { problem, type Problem } from '../errors/problem';
 import type { User } from '../users/user';
 import { findUserById } from '../users/user-store';
@@ -17,7 +17,7 @@ export const MAX_LISTED_CONSENTS = 100;
 export async function listChildConsents(
   parent: User,
   childId: string,
-  deps: Pick<AuthDeps, 'database'>,
+  deps: { database: DatabaseProvider },
 ): Promise<{ ok: true; value: ChildConsentView[] } | { ok: false; problem: Problem }> {
   if (parent.accountType !== 'adult') return { ok: false, problem: problem('forbidden', { detail: 'Only adults manage child accounts.' }) };
   const db = await deps.database.get();

@@ -1,4 +1,8 @@
-import type { ChildAuthDeps } from '../auth/auth-deps';
+import type { DatabaseProvider } from '../db/lazy-database';
+import type { Logger } from '../logging/logger';
+import type { Clock } from '../ports/clock';
+import type { Random } from '../ports/random';
+import type { SecretHasher } from '../ports/secret-hasher';
 import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from '../children/child-username';
 import { checkPassword, checkPin } from './credential-rules';
 import { lockUsernameThrottle, resetUsernameFailures } from '../throttles/sign-in-throttle';
@@ -20,8 +24,17 @@ export interface ChildSecretInput {
   value: string;
 }
 
-/** What managing child accounts takes: the child-auth ports and the terms version consents are recorded under. */
-export interface ChildManagementDeps extends ChildAuthDeps {
+/**
+ * What managing child accounts takes: the ports it uses, the Argon2id hasher, the pepper (throttle and
+ * reserved-username keys) and the terms version consents are recorded under.
+ */
+export interface ChildManagementDeps {
+  database: DatabaseProvider;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+  hasher: SecretHasher;
+  pepper: string;
   /** `CONSENT_TERMS_VERSION`. */
   consentTermsVersion: string;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretHasher } from '../../shared/ports/secret-hasher';
-import { signInChild, type ChildSignIn } from '../../shared/auth/sign-in-child';
+import { signInChild, type ChildSignIn, type ChildSignInDeps } from '../../shared/auth/sign-in-child';
 import { createChild, type ChildManagementDeps } from '../../shared/family/create-child';
 import type { Database } from '../../shared/db/database';
 import { lazyDatabase } from '../../shared/db/lazy-database';
@@ -27,7 +27,7 @@ const START = '2025-07-01T08:00:00.000Z';
 /** A few milliseconds per Argon2 call: the flow, not the hash, is under test. */
 const CHEAP_ARGON2 = { memoryCost: 1024, timeCost: 1, parallelism: 1 };
 
-function depsFor(db: Database, clock: ManualClock = manualClock(START)): ChildManagementDeps {
+function depsFor(db: Database, clock: ManualClock = manualClock(START)): ChildSignInDeps & ChildManagementDeps {
   return {
     database: lazyDatabase(async () => db),
     clock,
@@ -121,7 +121,7 @@ export function describeChildSignInContract(name: string, factory: TestDatabaseF
       const childId = await newChild(db, deps[0], 'twin.kid', '9264017', 3);
       await Promise.all(
         Array.from({ length: 40 }, (_, index) =>
-          signInChild({ username: 'twin.kid', secret: String(6_200_000 + index), clientAddress: `203.0.113.${index}` }, deps[index % 2] as ChildManagementDeps),
+          signInChild({ username: 'twin.kid', secret: String(6_200_000 + index), clientAddress: `203.0.113.${index}` }, deps[index % 2] as ChildSignInDeps & ChildManagementDeps),
         ),
       );
       expect(await evaluatedGuesses(db, childId)).toBe(3);
