@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approveUser, changeUserRole } from '../../../shared/data-rights/administer-users';
-import type { User } from '../../../shared/users/user';
-import { listAdultsByStatus } from '../../../shared/users/user-store';
-import { createFlowHarness, detailsOf, expectNoLeaks, SECOND, type FlowHarness } from './flow-harness';
+import { approveUser, changeUserRole } from '../../shared/data-rights/administer-users';
+import type { User } from '../../shared/users/user';
+import { listAdultsByStatus } from '../../shared/users/user-store';
+import { createFlowHarness, detailsOf, expectNoLeaks, SECOND, type FlowHarness } from '../auth/flows/flow-harness';
 
 /**
  * Administration with NEW_USER_STATUS=pending_approval and a bootstrap administrator: the first

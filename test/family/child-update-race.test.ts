@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChildManagementDeps } from '../../../shared/family/create-child';
-import { deleteChild, updateChild, type ChildPatch } from '../../../shared/family/update-child';
-import type { Database } from '../../../shared/db/database';
-import type { AppServices } from '../../../shared/composition-root';
-import type { User } from '../../../shared/users/user';
-import { createFlowHarness, type FlowHarness } from './flow-harness';
+import type { ChildManagementDeps } from '../../shared/family/create-child';
+import { deleteChild, updateChild, type ChildPatch } from '../../shared/family/update-child';
+import type { Database } from '../../shared/db/database';
+import type { AppServices } from '../../shared/composition-root';
+import type { User } from '../../shared/users/user';
+import { createFlowHarness, type FlowHarness } from '../auth/flows/flow-harness';
 
 /**
  * A PATCH of a child that races a DELETE on another instance: the PATCH read the child before the

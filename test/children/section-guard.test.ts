@@ -1,13 +1,13 @@
 import { HttpRequest } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireSection } from '../../../shared/children/require-section';
-import { updateChild } from '../../../shared/family/update-child';
-import { problemBody } from '../../../shared/errors/problem';
-import { startSession } from '../../../shared/sessions/start-session';
-import { newTraceId, runWithLogContext } from '../../../shared/logging/log-context';
-import type { User } from '../../../shared/users/user';
-import { findUserById } from '../../../shared/users/user-store';
-import { call, createFlowHarness, detailsOf, expectNoLeaks, type FlowHarness } from './flow-harness';
+import { requireSection } from '../../shared/children/require-section';
+import { updateChild } from '../../shared/family/update-child';
+import { problemBody } from '../../shared/errors/problem';
+import { startSession } from '../../shared/sessions/start-session';
+import { newTraceId, runWithLogContext } from '../../shared/logging/log-context';
+import type { User } from '../../shared/users/user';
+import { findUserById } from '../../shared/users/user-store';
+import { call, createFlowHarness, detailsOf, expectNoLeaks, type FlowHarness } from '../auth/flows/flow-harness';
 
 /**
  * The section guard (contract section 4): adults pass, a child passes only for a section its parent
