@@ -8,5 +8,9 @@ import { entryPointFiles } from '../devhost/load-app';
  */
 const projectRoot = path.resolve(__dirname, '..', '..');
 
+// The entry files are found at run time and loaded in order, as the Functions host loads `main`: no static import can name them.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 for (const file of entryPointFiles(projectRoot)) require(file);
+// After the app's own files, as the host would load a further entry file.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 require('./functions/empty');

@@ -71,5 +71,7 @@ if (func) {
   void runFunctionsHost(func);
 } else {
   note("Azure Functions Core Tools (func) not available; running the project's local host (see devhost/README.md)");
+  // Loaded only when func is missing: the local host (and what it imports) never loads beside func.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   require('./main');
 }

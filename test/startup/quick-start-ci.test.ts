@@ -25,9 +25,10 @@ describe('the quick-start check in CI', () => {
     const commands = read('.ci/run')
       .split('\n')
       .filter((line) => /^(node|npm) /.test(line));
-    expect(commands.slice(0, 3)).toEqual([
+    expect(commands.slice(0, 4)).toEqual([
       'node scripts/quick-start-check.js',
       'npm run typecheck',
+      'npm run lint',
       'npm test -- --reporter=default --reporter=json --outputFile.json=.tools/vitest-results.json',
     ]);
   });

@@ -67,7 +67,7 @@ describe('recipient selection', () => {
   it('leaves out switched-off channels and hard-bounced addresses, but keeps an SMS opt-out for its record', async () => {
     const noMail = await addAdult(db, { email: 'off@example.test' });
     await db.transaction((tx) => updatePreferences(tx, noMail.id, { email: false }, NOW));
-    const bounced = await addAdult(db, { email: 'bounced@example.test' });
+    await addAdult(db, { email: 'bounced@example.test' });
     await markEmailHardBounce(db, 'bounced@example.test', 'hard_bounce', NOW);
     const noSms = await addAdult(db, { phone: '+15550102' });
     await db.transaction((tx) => updatePreferences(tx, noSms.id, { sms: false }, NOW));
