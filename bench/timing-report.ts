@@ -36,7 +36,7 @@ function missed(r: UnknownVersusWrong): string {
   const gap = `${ms(Math.abs(r.unknown.medianMs - r.wrongPin.medianMs))} ms between the pooled medians`;
   return ratio.min < 1 && ratio.max > 1
     ? `Why the goal is missed: the rounds disagree on which is slower (ratios from ${ratio.min.toFixed(3)} to ${ratio.max.toFixed(3)}), ${gap}: the machine's noise during the run outweighs any difference of the two paths; see the load averages in the last table.`
-    : `Why the goal is missed: every round has the ${slower} slower, ${gap}: the two paths differ in the work they do, which the contract forbids (\`shared/auth/child/\`: both must spend one Argon2id verification and the same lookups).`;
+    : `Why the goal is missed: every round has the ${slower} slower, ${gap}: the two paths differ in the work they do, which the contract forbids (\`shared/auth/sign-in-child.ts\`: both must spend one Argon2id verification and the same lookups).`;
 }
 
 /** The unknown-username against wrong-PIN section: each figure per round, the ratio within each round. */
