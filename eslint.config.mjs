@@ -14,9 +14,10 @@ export default defineConfig(
     },
   },
   {
-    // CommonJS files: a child process's script and the local host's fixture app, loaded as plain
-    // JavaScript, have no import statement to use.
-    files: ['**/*.cjs', 'devhost/test-fixtures/**/*.js'],
+    // CommonJS files (package.json has no "type": "module", so every .js is one too): the scripts that run
+    // before anything is built, a child process's script, the local host's fixture app. They have no import
+    // statement to use.
+    files: ['**/*.cjs', '**/*.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -38,6 +38,8 @@ describe('the README walk-through', () => {
     // The blocks are read from README.md (scripts/readme-blocks.js), the same text the quick-start check runs in CI.
     canaries.add('parent@example.com');
     canaries.add('408215');
+    // A plain-JS script of scripts/ (tsc does not compile it), loaded from the project root at run time.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { readmeBlock } = require(path.join(PROJECT_ROOT, 'scripts', 'readme-blocks.js')) as { readmeBlock(name: string): string };
     const script = `set -euo pipefail\n${readmeBlock('probes')}\n${readmeBlock('walk-through')}`;
     const port = new URL(host.baseUrl).port;

@@ -9,6 +9,8 @@ import { PROJECT_ROOT } from '../helpers/local-host';
  * scripts/ensure-build.js decides whether `npm start`, `npm run dev:token` and `npm run reset` must build
  * first. Checked on a copy of the script in a scratch tree, so the project's own dist/ is never touched.
  */
+// A plain-JS script of scripts/ (tsc does not compile it), loaded from the project root at run time.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { OUTPUTS } = require(path.join(PROJECT_ROOT, 'scripts', 'ensure-build.js')) as { OUTPUTS: readonly string[] };
 
 let tree: string;

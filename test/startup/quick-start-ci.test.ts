@@ -43,6 +43,8 @@ describe('the quick-start check in CI', () => {
   });
 
   it("finds the README's probes and walk-through blocks, which use the helpers the README sources", () => {
+    // A plain-JS script of scripts/ (tsc does not compile it), loaded from the project root at run time.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { readmeBlock } = require(path.join(PROJECT_ROOT, 'scripts', 'readme-blocks.js')) as { readmeBlock(name: string, readme?: string): string };
     for (const name of ['probes', 'walk-through']) {
       expect(readmeBlock(name).split('\n')[0]).toMatch(/^source scripts\/walkthrough-lib\.sh\b/);
