@@ -1,6 +1,6 @@
 import { app } from '@azure/functions';
 import { appServices, endpoint } from '../shared/composition-root';
-import { eraseOwnAccount } from '../shared/users/erase-account';
+import { eraseOwnAccount } from '../shared/data-rights/erase-account';
 
 /**
  * DELETE /api/v1/me (authenticated adult): erases the caller's account, 204; 409

@@ -2,7 +2,7 @@ import { app } from '@azure/functions';
 import { appServices, endpoint } from '../shared/composition-root';
 import { problem } from '../shared/errors/problem';
 import { resourceIdParam } from '../shared/http/resource-id';
-import { eraseInactiveAdult } from '../shared/users/erase-account';
+import { eraseInactiveAdult } from '../shared/data-rights/erase-account';
 
 /**
  * DELETE /api/v1/users/{id} (admin): erases an adult pending approval or disabled, 204; 409

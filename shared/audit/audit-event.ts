@@ -24,7 +24,7 @@ export const AUDIT_EVENT_TYPES = [
   // new set of sections, withdrawn for sections taken away or, with erasure, for all of them.
   'consent_given',
   'consent_withdrawn',
-  // An account's personal data removed, its Users row kept as a tombstone (`shared/users/erase-account.ts`).
+  // An account's personal data removed, its Users row kept as a tombstone (`shared/users/account-erasure.ts`).
   'account_erased',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

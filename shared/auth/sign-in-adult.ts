@@ -7,7 +7,7 @@ import { identifyUser } from '../logging/log-context';
 import type { ClientLabel } from '../sessions/client-label';
 import type { StartedSession } from '../sessions/start-session';
 import type { User } from '../users/user';
-import { parentAccountLock } from '../users/erase-account';
+import { parentAccountLock } from '../users/account-erasure';
 import { findAdultByIdentity, findUserById, insertUser, refreshAdultContact } from '../users/user-store';
 import { isBootstrapAdmin, type BootstrapAdmin } from '../settings/bootstrap-admins';
 import { checkAdultThrottle, recordAdultFailure, type AdultSignInThrottle, type AdultThrottleRefusal } from '../throttles/adult-sign-in-throttle';

@@ -16,7 +16,7 @@ import { toChildAccountView, type ChildAccountView, type SecretKind } from '../c
 import { findChildById, insertChildAccount } from '../children/child-account-store';
 import { isUsernameReserved } from '../users/account-erasure-store';
 import { findUserById } from '../users/user-store';
-import { parentAccountLock, reservedUsernameKey } from '../users/erase-account';
+import { parentAccountLock, reservedUsernameKey } from '../users/account-erasure';
 import { recordConsent } from './record-consent';
 
 export interface ChildSecretInput {

@@ -8,7 +8,7 @@ import { endUserSessions } from '../sessions/session-store';
 import type { Section, User } from '../users/user';
 import { updateUserStatus } from '../users/user-store';
 import { toChildAccountView, type ChildAccount, type ChildAccountView } from '../children/child-account';
-import { eraseChildInTransaction } from '../users/erase-account';
+import { eraseChildInTransaction } from '../users/account-erasure';
 import { findChildById, markChildDeleted, setChildSecret, updateChildScopes } from '../children/child-account-store';
 import { findConsentInForce } from '../children/child-consent-store';
 import { checkNewSecret, type ChildManagementDeps, type ChildSecretInput } from './create-child';

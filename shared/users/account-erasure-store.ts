@@ -2,8 +2,9 @@ import type { Database, SqlExecutor } from '../db/database';
 import { limitClause } from '../db/dialect';
 
 /**
- * The statements of erasure (`erase-account.ts`). Each takes the executor of the erasure's one
- * transaction. What they remove is personal data or a secret; what they keep holds ids only.
+ * The statements of erasure (`account-erasure.ts`, `data-rights/erase-account.ts`). Each takes the
+ * executor of the erasure's one transaction. What they remove is personal data or a secret; what
+ * they keep holds ids only.
  */
 
 /**

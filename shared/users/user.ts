@@ -8,7 +8,7 @@ export const ADULT_ROLES = ['member', 'author', 'admin'] as const;
 export type AdultRole = (typeof ADULT_ROLES)[number];
 export type Role = AdultRole | 'child';
 
-/** `erased`: a tombstone, the account's personal data removed (`erase-account.ts`); never signs in again. */
+/** `erased`: a tombstone, the account's personal data removed (`account-erasure.ts`); never signs in again. */
 export const USER_STATUSES = ['active', 'pending_approval', 'disabled', 'erased'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
 

@@ -4,7 +4,7 @@ import type { AppServices } from '../../../shared/composition-root';
 import type { Database } from '../../../shared/db/database';
 import type { DatabaseProvider } from '../../../shared/db/lazy-database';
 import { changePreferences, registerDevice } from '../../../shared/notifications/preferences/notification-settings';
-import { eraseOwnAccount } from '../../../shared/users/erase-account';
+import { eraseOwnAccount } from '../../../shared/data-rights/erase-account';
 import type { User } from '../../../shared/users/user';
 import { createFlowHarness, expectNoLeaks, type FlowHarness } from './flow-harness';
 
