@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteChild } from '../../../shared/family/update-child';
-import type { AppServices } from '../../../shared/composition-root';
-import type { Database } from '../../../shared/db/database';
-import type { DatabaseProvider } from '../../../shared/db/lazy-database';
-import { changePreferences, registerDevice } from '../../../shared/notifications/preferences/notification-settings';
-import { eraseOwnAccount } from '../../../shared/data-rights/erase-account';
-import type { User } from '../../../shared/users/user';
-import { createFlowHarness, expectNoLeaks, type FlowHarness } from './flow-harness';
+import { deleteChild } from '../../shared/family/update-child';
+import type { AppServices } from '../../shared/composition-root';
+import type { Database } from '../../shared/db/database';
+import type { DatabaseProvider } from '../../shared/db/lazy-database';
+import { changePreferences, registerDevice } from '../../shared/notifications/preferences/notification-settings';
+import { eraseOwnAccount } from '../../shared/data-rights/erase-account';
+import type { User } from '../../shared/users/user';
+import { createFlowHarness, expectNoLeaks, type FlowHarness } from '../auth/flows/flow-harness';
 
 /**
  * Requests that race the erasure of their account, on another instance: each read the account
