@@ -345,9 +345,10 @@ module functionApp 'modules/function-app.bicep' = {
       BOOTSTRAP_ADMIN_SUBJECTS: bootstrapAdminSubjects
       TRUST_PROXY_HOPS: string(trustProxyHops)
       SMS_MONTHLY_CAP_USD: string(smsMonthlyCapUsd)
-      ACS_ENDPOINT: deployCommunicationServices ? communication.outputs.endpoint : ''
+      // Under the module's own condition, so the module is deployed wherever its outputs are read (!).
+      ACS_ENDPOINT: deployCommunicationServices ? communication!.outputs.endpoint : ''
       ACS_SMS_FROM: acsSmsFrom
-      ACS_EMAIL_SENDER: deployCommunicationServices ? communication.outputs.emailSender : ''
+      ACS_EMAIL_SENDER: deployCommunicationServices ? communication!.outputs.emailSender : ''
       // libuv's pool as large as the Argon2 limit: every pool thread that ran Argon2 keeps its 19 MiB.
       UV_THREADPOOL_SIZE: '2'
       // The same grace as the container app's: the app's shutdown schedule is derived from it.
@@ -447,9 +448,9 @@ output AZURE_LOG_ANALYTICS_WORKSPACE_ID string = monitoring.outputs.workspaceId
 output SERVICE_API_NAME string = functionApp.outputs.appName
 output SERVICE_API_URL string = functionApp.outputs.url
 // The app's ACS_ENDPOINT, for the operator; empty when Communication Services is not deployed.
-output AZURE_COMMUNICATION_ENDPOINT string = deployCommunicationServices ? communication.outputs.endpoint : ''
+output AZURE_COMMUNICATION_ENDPOINT string = deployCommunicationServices ? communication!.outputs.endpoint : ''
 // Read by infra/hooks/postprovision.sh (.ps1), which subscribes the app's communication-events
 // function to the system topic (no topic: nothing to subscribe).
-output AZURE_COMMUNICATION_EVENTS_TOPIC string = deployCommunicationServices ? communication.outputs.systemTopicName : ''
+output AZURE_COMMUNICATION_EVENTS_TOPIC string = deployCommunicationServices ? communication!.outputs.systemTopicName : ''
 output AZURE_COMMUNICATION_DEADLETTER_STORAGE_ID string = storage.outputs.id
 output AZURE_COMMUNICATION_DEADLETTER_CONTAINER string = storage.outputs.deadLetterContainerName

@@ -26,6 +26,7 @@ const OUTPUTS = [
   'dist/devhost/main.js',
   'dist/scripts/dev-token.js',
   'dist/scripts/reset.js',
+  'dist/scripts/infra-build.js',
 ];
 /** The folders tsc compiles (tsconfig.json `include`); test files are not part of the build. */
 const SOURCE_FOLDERS = ['functions', 'shared', 'devhost', 'scripts', 'bench'];

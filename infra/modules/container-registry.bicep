@@ -6,7 +6,8 @@ param principalId string
 
 var acrPull = '7f951dda-4ed3-4680-a7ca-43fe172d538d'
 
-resource registry 'Microsoft.ContainerRegistry/registries@2023-07-01' = {
+// 2025-04-01: 2023-07-01's schema has no anonymousPullEnabled, so anonymous pull could not be stated there.
+resource registry 'Microsoft.ContainerRegistry/registries@2025-04-01' = {
   name: name
   location: location
   tags: tags
