@@ -9,6 +9,11 @@
 import path from 'node:path';
 import { bicepFiles, bicepVersion, buildMain, COMPILED_TEMPLATE, formatDiagnostic, inCi, lintAll, restoreBicep, ROOT, type BicepDiagnostic } from './bicep-cli';
 
+/** `1 warning`, `0 warnings`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function main(): number {
   const files = bicepFiles();
   let cli;
@@ -38,7 +43,7 @@ function main(): number {
   const warnings = all.filter((d) => d.level === 'Warning').length;
   const ok = build.ok && lint.ok && errors === 0 && warnings === 0;
   process.stdout.write(
-    `infra:build: Bicep CLI ${cli.version}: ${files.length} files, ${errors} errors, ${warnings} warnings` +
+    `infra:build: Bicep CLI ${cli.version}: ${files.length} files, ${count(errors, 'error')}, ${count(warnings, 'warning')}` +
       (build.ok ? `; compiled template ${path.relative(ROOT, COMPILED_TEMPLATE)}\n` : '; infra/main.bicep did not compile\n'),
   );
   return ok ? 0 : 1;
