@@ -23,7 +23,7 @@ interface WycheproofGroup {
   tests: WycheproofCase[];
 }
 
-const file = path.resolve(__dirname, '../../../shared/testdata/wycheproof/json_web_signature_test.json');
+const file = path.resolve(__dirname, '../testdata/wycheproof/json_web_signature_test.json');
 const groups = (JSON.parse(readFileSync(file, 'utf8')) as { testGroups: WycheproofGroup[] }).testGroups;
 
 /**

@@ -12,7 +12,7 @@ import { auditRows } from '../helpers/sqlite-reader';
  * The adult sign-in, `me` and sign-out over real HTTP through the local host, against a JWKS
  * server on 127.0.0.1 and tokens minted here.
  */
-const JSON_SUITE = path.resolve(__dirname, '../../../shared/testdata/json-test-suite/test_parsing');
+const JSON_SUITE = path.resolve(__dirname, '../testdata/json-test-suite/test_parsing');
 
 let env: AuthTestHost;
 let ISSUER: string;

@@ -12,7 +12,7 @@ import { auditRows, readRows } from '../helpers/sqlite-reader';
  * children, children sign in with a PIN or password, throttling answers 429, and two hosts on one
  * database share the counters.
  */
-const JSON_SUITE = path.resolve(__dirname, '../../../shared/testdata/json-test-suite/test_parsing');
+const JSON_SUITE = path.resolve(__dirname, '../testdata/json-test-suite/test_parsing');
 
 let env: AuthTestHost;
 let databaseFile: string;

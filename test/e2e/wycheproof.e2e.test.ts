@@ -19,7 +19,7 @@ interface WycheproofGroup {
   tests: { tcId: number; jws: string; result: 'valid' | 'invalid' }[];
 }
 
-const file = path.resolve(__dirname, '../../../shared/testdata/wycheproof/json_web_signature_test.json');
+const file = path.resolve(__dirname, '../testdata/wycheproof/json_web_signature_test.json');
 const groups = (JSON.parse(readFileSync(file, 'utf8')) as { testGroups: WycheproofGroup[] }).testGroups;
 const ASYMMETRIC = /^(RS|PS|ES)(256|384|512)$|^EdDSA$/;
 

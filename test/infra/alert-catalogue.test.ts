@@ -7,8 +7,8 @@ import { specAlertRows } from './spec-tables';
 
 /**
  * Every alert and threshold of the service spec's section 8 is in infra/alerts/ with the numbers the
- * spec gives. The rows come from the spec itself; the expected numbers are the spec's words read as
- * an alert rule (5% → threshold 5, a 5-minute window → PT5M, ...).
+ * spec gives. The rows come from the spec's tables as infra/alerts/spec-rows.md states them; the
+ * expected numbers are the spec's words read as an alert rule (5% → threshold 5, a 5-minute window → PT5M, ...).
  */
 interface Expected {
   alert: string;

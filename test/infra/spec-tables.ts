@@ -3,14 +3,14 @@ import path from 'node:path';
 import type { SpecRow } from './alert-catalogue';
 import { ROOT } from './alert-catalogue';
 
-/** The service spec, beside the repository (`../shared/spec/service-spec.md`). */
-export const SPEC_PATH = path.resolve(ROOT, '../shared/spec/service-spec.md');
+/** The service spec's alert tables (its section 8), as the project states them. */
+export const SPEC_PATH = path.join(ROOT, 'infra/alerts/spec-rows.md');
 
 /** The rows of the first Markdown table after the line that starts with `heading`. */
 function tableAfter(text: string, heading: string): [string, string][] {
   const lines = text.split('\n');
   const start = lines.findIndex((line) => line.startsWith(heading));
-  if (start < 0) throw new Error(`no "${heading}" in the spec`);
+  if (start < 0) throw new Error(`no "${heading}" in ${SPEC_PATH}`);
   const rows: [string, string][] = [];
   let inTable = false;
   for (const line of lines.slice(start + 1)) {
@@ -26,7 +26,7 @@ function tableAfter(text: string, heading: string): [string, string][] {
   return rows.slice(1); // the header row
 }
 
-/** The rows of the spec's section 8 tables: critical alerts, warning alerts, infrastructure thresholds. */
+/** The rows of the spec's section 8 tables (infra/alerts/spec-rows.md): critical alerts, warning alerts, infrastructure thresholds. */
 export function specAlertRows(): SpecRow[] {
   const text = readFileSync(SPEC_PATH, 'utf8');
   const rows = (table: SpecRow['table'], heading: string): SpecRow[] =>
