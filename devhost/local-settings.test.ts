@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveSettingExpressions, storageConnectionString } from './app-settings';
-import { applySettings, readLocalSettings } from './local-settings';
+import { applySettings, LocalSettingsError, readLocalSettings } from './local-settings';
 
 const dirs: string[] = [];
 function appWith(localSettings?: string): string {
@@ -26,7 +26,23 @@ describe('local.settings.json', () => {
 
   it('refuses an encrypted or unreadable file with a message that names it', () => {
     expect(() => readLocalSettings(appWith(JSON.stringify({ IsEncrypted: true, Values: {} })))).toThrow(/encrypted/);
-    expect(() => readLocalSettings(appWith('{ not json'))).toThrow(/local.settings.json is not valid JSON/);
+    expect(() => readLocalSettings(appWith('{ not json'))).toThrow(/^local\.settings\.json line 1, column 3: not valid JSON/);
+  });
+
+  it('names the line and column of a syntax error, and never quotes the file (it holds secrets)', () => {
+    const secret = 'AccountKey=canary-secret-8f2a';
+    const broken = `{\n  "IsEncrypted": false,\n  "Values": {\n    "AzureWebJobsStorage": "${secret}",\n  }\n}\n`;
+    let thrown: unknown;
+    try {
+      readLocalSettings(appWith(broken));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(LocalSettingsError);
+    expect((thrown as Error).message).toBe('local.settings.json line 4, column 59: not valid JSON: a comma before "}" is not allowed.');
+    expect((thrown as Error).message).not.toContain('canary');
+    // A byte order mark, as some editors save, is not an error.
+    expect(readLocalSettings(appWith('\uFEFF{"Values": {"PORT": 7072}}'))).toEqual({ PORT: '7072' });
   });
 
   it('never overrides a variable already set in the environment', () => {

@@ -3,7 +3,7 @@ import { redirectConsoleToStderr } from './console-to-stderr';
 import { ConfigError, loadConfig, type Config } from '../shared/config';
 import { shutdownTimings, type ShutdownTimings } from '../shared/settings/shutdown-timings';
 import { createLogger, errorFields, type Logger } from '../shared/logging/logger';
-import { applySettings, readLocalSettings } from './local-settings';
+import { applySettings, LocalSettingsError, readLocalSettings } from './local-settings';
 import { loadApp } from './load-app';
 import { startLocalHost, type LocalHost } from './local-host';
 
@@ -41,6 +41,8 @@ async function main(): Promise<void> {
   } catch (error) {
     // Stdout is for JSON lines; a developer at a terminal reads the reason on stderr too.
     if (error instanceof Error) process.stderr.write(`local host failed to start: ${error.message}\n`);
+    // A person's mistake in the settings file, not a bug: that one line says all (no internal_error, no stack).
+    if (error instanceof LocalSettingsError) return void exitNow(1);
     fail('local host failed to start')(error);
     return;
   }

@@ -2,8 +2,10 @@ import './require-node';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { ConfigError, loadConfig } from '../shared/config';
 import { ensureFunctionsHostStorage } from './functions-host-storage';
-import { LOCAL_SETTINGS_FILE, readLocalSettings } from './local-settings';
+import { LOCAL_SETTINGS_FILE, LocalSettingsError, readLocalSettings } from './local-settings';
+import { portHolder, portTakenMessage } from './port-holder';
 
 /**
  * `npm start`: the Azure Functions host when Core Tools work on this machine, else the project's
@@ -44,8 +46,7 @@ function findFunc(): string | undefined {
  * local.settings.json; `func` itself reads only its `Host.LocalHttpPort` or `--port`), with Azurite started
  * for it when the storage setting is the development storage.
  */
-async function runFunctionsHost(func: string): Promise<void> {
-  const settings = readLocalSettings(appRoot);
+async function runFunctionsHost(func: string, settings: Readonly<Record<string, string>>): Promise<void> {
   const setting = (name: string): string | undefined => process.env[name] ?? settings[name];
   let storage;
   try {
@@ -65,13 +66,53 @@ async function runFunctionsHost(func: string): Promise<void> {
   });
 }
 
-ensureLocalSettings();
-const func = findFunc();
-if (func) {
-  void runFunctionsHost(func);
-} else {
-  note("Azure Functions Core Tools (func) not available; running the project's local host (see devhost/README.md)");
-  // Loaded only when func is missing: the local host (and what it imports) never loads beside func.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('./main');
+/** The settings file's Values; a broken file ends the process here with its one line (file, line, column). */
+function localSettings(): Record<string, string> {
+  try {
+    return readLocalSettings(appRoot);
+  } catch (error) {
+    if (!(error instanceof LocalSettingsError)) throw error;
+    note(`cannot start: ${error.message}`);
+    process.exit(1);
+  }
 }
+
+/**
+ * The port the app will listen on, as both hosts read it (the environment over local.settings.json, the
+ * settings module's default), or undefined when `PORT` is 0 (a free one) or the settings are invalid: the
+ * app itself then ends the start with its own config_invalid line.
+ */
+function appPort(settings: Readonly<Record<string, string>>): number | undefined {
+  try {
+    const port = loadConfig({ ...settings, ...process.env }).port;
+    return port === 0 ? undefined : port;
+  } catch (error) {
+    if (error instanceof ConfigError) return undefined;
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  ensureLocalSettings();
+  const settings = localSettings();
+  // Before anything starts (Azurite, func, the local host): a port already served ends the start here.
+  const port = appPort(settings);
+  if (port !== undefined) {
+    const holder = await portHolder(port);
+    if (holder !== 'free') {
+      note(portTakenMessage(port, holder));
+      process.exit(1);
+    }
+  }
+  const func = findFunc();
+  if (func) {
+    await runFunctionsHost(func, settings);
+  } else {
+    note("Azure Functions Core Tools (func) not available; running the project's local host (see devhost/README.md)");
+    // Loaded only when func is missing: the local host (and what it imports) never loads beside func.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('./main');
+  }
+}
+
+void main();
