@@ -25,12 +25,28 @@ describe('the quick-start check in CI', () => {
     const commands = read('.ci/run')
       .split('\n')
       .filter((line) => /^(node|npm) /.test(line));
-    expect(commands.slice(0, 4)).toEqual([
+    expect(commands).toEqual([
       'node scripts/quick-start-check.js',
       'npm run typecheck',
       'npm run lint',
-      'npm test -- --reporter=default --reporter=json --outputFile.json=.tools/vitest-results.json',
+      'npm install --no-audit --no-fund',
+      'npm test -- --reporter=default --reporter=json --outputFile.json=.tools/vitest-results.json || status=$?',
     ]);
+  });
+
+  it("runs the tests as a newcomer meets them: in a copy with nothing beside it, on the machine's own Node", () => {
+    const run = read('.ci/run');
+    // No PATH set up: the machine's Node stays first, so npm test must bring Node 22 itself.
+    expect(run).not.toMatch(/\bPATH=/);
+    expect(run).not.toMatch(/ensure-node22/);
+    // The README's commands run in a fresh folder, after a cd into the copy.
+    const lines = run.split('\n');
+    const cdCopy = lines.findIndex((line) => line.startsWith('cd "$newcomer/app"'));
+    expect(cdCopy).toBeGreaterThan(lines.indexOf('npm run lint'));
+    expect(lines.findIndex((line) => line.startsWith('npm install'))).toBeGreaterThan(cdCopy);
+    expect(run).toMatch(/newcomer="\$\(mktemp -d\)"/);
+    // The README's own test command is the one CI runs.
+    expect(read('README.md')).toMatch(/## Tests\n\n```sh\nnpm install\nnpm test\n```/);
   });
 
   it('runs on every push and pull request, and again under func start on the code host', () => {
