@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { entryPointFiles } from '../devhost/load-app';
 import { PROJECT_ROOT } from './bench-host';
@@ -65,17 +65,17 @@ export function telemetryReadyScenarios(tmpDir: string): ColdStartScenario[] {
 
 /**
  * The tsc output as the Functions worker loaded it before the bundle (package.json `main` was
- * `dist/functions/*.js`), as one entry file requiring each registration file in the worker's
- * (sorted) order: the probe loads one entry.
+ * `dist/functions/*.js`): one entry file registering the app as the bundle's entry does, from the
+ * separate modules under `dist/`.
  */
 function writeUnbundledEntry(tmpDir: string): string {
-  const functionsDir = path.join(PROJECT_ROOT, 'dist', 'functions');
-  const files = readdirSync(functionsDir)
-    .filter((name) => name.endsWith('.js'))
-    .sort()
-    .map((name) => path.join(functionsDir, name));
   const entry = path.join(tmpDir, 'unbundled-entry.js');
-  writeFileSync(entry, `${files.map((file) => `require(${JSON.stringify(file)});`).join('\n')}\n`);
+  const dist = path.join(PROJECT_ROOT, 'dist');
+  writeFileSync(
+    entry,
+    `const { APP_FUNCTIONS } = require(${JSON.stringify(path.join(dist, 'functions', 'index.js'))});\n` +
+      `require(${JSON.stringify(path.join(dist, 'shared', 'composition', 'app-functions.js'))}).registerApp(APP_FUNCTIONS);\n`,
+  );
   return entry;
 }
 

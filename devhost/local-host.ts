@@ -38,7 +38,7 @@ export interface LocalHost {
   /**
    * What the Functions host does for itself on SIGTERM: stops HTTP, timers and queues and Azurite,
    * but runs no `appTerminate` hook. The Node.js worker has no signal handler, so a signal is the
-   * app's own to handle (functions/app-lifecycle.ts); only a `WorkerTerminate` runs the hook (`stop`).
+   * app's own to handle (shared/composition/app-lifecycle.ts); only a `WorkerTerminate` runs the hook (`stop`).
    */
   stopListeners(options?: { drainMs?: number }): Promise<void>;
 }

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  // The app's own signal handlers (functions/app-lifecycle.ts), installed while it loaded: under the
+  // The app's own signal handlers (shared/composition/app-lifecycle.ts), installed while it loaded: under the
   // Node.js worker they are the only ones, so here they run the app's stop and end the process.
   const appHandles = { SIGTERM: process.listenerCount('SIGTERM') > 0, SIGINT: process.listenerCount('SIGINT') > 0 };
   let stopping = false;

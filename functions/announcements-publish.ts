@@ -1,21 +1,18 @@
-import { app } from '@azure/functions';
-import { appAnnouncementDeps } from '../shared/composition/announcement-services';
-import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { publishAnnouncement } from '../shared/announcement-workflow/take-workflow-step';
-import { endpoint } from '../shared/composition-root';
-import { problem } from '../shared/errors/problem';
-import { resourceIdParam } from '../shared/http/resource-id';
+import { answerWorkflowStep } from '../shared/composition/announcement-services';
+import { defineEndpoint } from '../shared/composition/app-functions';
+import { ANNOUNCEMENT, announcementExample } from '../shared/openapi/api-schemas';
 
 /** POST /api/v1/announcements/{id}/publish (admin): approved → published, and the fan-out enqueued. */
-const route = 'v1/announcements/{id}/publish';
-
-export const publishStep = endpoint({ route, authenticated: true }, async (scope) => {
-  const auth = scope.caller;
-  const id = resourceIdParam.safeParse(scope.request.params.id);
-  if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
-  const result = await publishAnnouncement(auth.user, id.data, appAnnouncementDeps());
-  if (!result.ok) return result.problem;
-  return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
+export const publishStep = defineEndpoint({
+  name: 'announcements-publish',
+  method: 'post',
+  route: 'v1/announcements/{id}/publish',
+  operationId: 'publishAnnouncement',
+  tag: 'announcements',
+  summary: 'Publish an approved announcement (starts the fan-out)',
+  access: 'admin',
+  success: { status: 200, description: 'The announcement after the step.', body: ANNOUNCEMENT, example: announcementExample },
+  problems: ['forbidden', 'not_found', 'invalid_transition'],
+  handler: ({ caller, request }, services) => answerWorkflowStep(request, services, (id, deps) => publishAnnouncement(caller.user, id, deps)),
 });
-
-app.http('announcements-publish', { route, methods: ['POST'], authLevel: 'anonymous', handler: publishStep });

@@ -1,22 +1,21 @@
-import { app } from '@azure/functions';
-import { appAnnouncementDeps } from '../shared/composition/announcement-services';
 import { rejectAnnouncementBody } from '../shared/announcement-workflow/announcement-request-schemas';
-import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { rejectAnnouncement } from '../shared/announcement-workflow/take-workflow-step';
-import { endpoint } from '../shared/composition-root';
-import { problem } from '../shared/errors/problem';
-import { resourceIdParam } from '../shared/http/resource-id';
+import { answerWorkflowStep } from '../shared/composition/announcement-services';
+import { defineEndpoint } from '../shared/composition/app-functions';
+import { ANNOUNCEMENT } from '../shared/openapi/api-schemas';
 
 /** POST /api/v1/announcements/{id}/reject { reason } (admin): queued → rejected; the reason is stored, never logged. */
-const route = 'v1/announcements/{id}/reject';
-
-export const rejectStep = endpoint({ route, body: rejectAnnouncementBody, authenticated: true }, async (scope) => {
-  const auth = scope.caller;
-  const id = resourceIdParam.safeParse(scope.request.params.id);
-  if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
-  const result = await rejectAnnouncement(auth.user, id.data, scope.body.reason, appAnnouncementDeps());
-  if (!result.ok) return result.problem;
-  return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
+export const rejectStep = defineEndpoint({
+  name: 'announcements-reject',
+  method: 'post',
+  route: 'v1/announcements/{id}/reject',
+  operationId: 'rejectAnnouncement',
+  tag: 'announcements',
+  summary: 'Reject a submitted announcement, with a reason for its author',
+  access: 'admin',
+  body: { name: 'RejectAnnouncementRequest', schema: rejectAnnouncementBody, example: { reason: 'Please add the date.' } },
+  success: { status: 200, description: 'The rejected announcement.', body: ANNOUNCEMENT },
+  problems: ['forbidden', 'not_found', 'invalid_transition'],
+  handler: ({ caller, body, request }, services) =>
+    answerWorkflowStep(request, services, (id, deps) => rejectAnnouncement(caller.user, id, body.reason, deps)),
 });
-
-app.http('announcements-reject', { route, methods: ['POST'], authLevel: 'anonymous', handler: rejectStep });

@@ -1,21 +1,18 @@
-import { app } from '@azure/functions';
-import { appAnnouncementDeps } from '../shared/composition/announcement-services';
-import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { submitAnnouncement } from '../shared/announcement-workflow/take-workflow-step';
-import { endpoint } from '../shared/composition-root';
-import { problem } from '../shared/errors/problem';
-import { resourceIdParam } from '../shared/http/resource-id';
+import { answerWorkflowStep } from '../shared/composition/announcement-services';
+import { defineEndpoint } from '../shared/composition/app-functions';
+import { ANNOUNCEMENT, announcementExample } from '../shared/openapi/api-schemas';
 
 /** POST /api/v1/announcements/{id}/submit (its author): draft or rejected → queued. */
-const route = 'v1/announcements/{id}/submit';
-
-export const submitStep = endpoint({ route, authenticated: true }, async (scope) => {
-  const auth = scope.caller;
-  const id = resourceIdParam.safeParse(scope.request.params.id);
-  if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
-  const result = await submitAnnouncement(auth.user, id.data, appAnnouncementDeps());
-  if (!result.ok) return result.problem;
-  return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
+export const submitStep = defineEndpoint({
+  name: 'announcements-submit',
+  method: 'post',
+  route: 'v1/announcements/{id}/submit',
+  operationId: 'submitAnnouncement',
+  tag: 'announcements',
+  summary: 'Submit a draft for review',
+  access: 'author or admin',
+  success: { status: 200, description: 'The announcement after the step.', body: ANNOUNCEMENT, example: announcementExample },
+  problems: ['forbidden', 'not_found', 'invalid_transition'],
+  handler: ({ caller, request }, services) => answerWorkflowStep(request, services, (id, deps) => submitAnnouncement(caller.user, id, deps)),
 });
-
-app.http('announcements-submit', { route, methods: ['POST'], authLevel: 'anonymous', handler: submitStep });

@@ -1,26 +1,40 @@
-import { app } from '@azure/functions';
-import { ACTIVITY_PAGE, listChildActivity } from '../shared/children/child-activity';
-import { appServices, endpoint } from '../shared/composition-root';
+import { ACTIVITY_PAGE, activityItemSchema, listChildActivity } from '../shared/children/child-activity';
+import { defineEndpoint } from '../shared/composition/app-functions';
 import { problem } from '../shared/errors/problem';
 import { encodeCursor, readPage } from '../shared/http/read-page';
 import { resourceIdParam } from '../shared/http/resource-id';
+import { cursorParam, EXAMPLE_TIME, limitParam } from '../shared/openapi/api-schemas';
+import { pageOf } from '../shared/users/api-fields';
 
 /**
- * GET /api/v1/children/{id}/activity?limit=&cursor= (authenticated parent): the child's recent
- * sign-ins, failures, locks and section refusals from the audit log, newest first (time, outcome,
- * reason; `limit` 1 to 100, default 20).
+ * GET /api/v1/children/{id}/activity?limit=&cursor= (the parent): the child's recent sign-ins,
+ * failures, locks and section refusals from the audit log, newest first (time, outcome, reason;
+ * `limit` 1 to 100, default 20).
  */
-const route = 'v1/children/{id}/activity';
-
-export const listChildAccountActivity = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
-  const id = resourceIdParam.safeParse(request.params.id);
-  if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-  const page = readPage(request, ACTIVITY_PAGE);
-  if (!page.ok) return page.problem;
-  const result = await listChildActivity(caller.user, id.data, page.value, appServices());
-  if (!result.ok) return result.problem;
-  const { items, next } = result.value;
-  return { status: 200, jsonBody: { items, nextCursor: next ? encodeCursor(next) : null } };
+export const listChildAccountActivity = defineEndpoint({
+  name: 'children-activity',
+  method: 'get',
+  route: 'v1/children/{id}/activity',
+  operationId: 'listChildActivity',
+  tag: 'children',
+  summary: "A child's sign-ins, failures, locks and refusals, newest first",
+  access: 'the parent',
+  query: [limitParam(ACTIVITY_PAGE), cursorParam],
+  success: {
+    status: 200,
+    description: 'One page.',
+    body: { name: 'ActivityPage', schema: () => pageOf(activityItemSchema.schema()) },
+    example: { items: [{ time: EXAMPLE_TIME, outcome: 'sign_in_failed', reason: 'bad_credentials' }], nextCursor: null },
+  },
+  problems: ['forbidden', 'not_found'],
+  handler: async ({ caller, request }, services) => {
+    const id = resourceIdParam.safeParse(request.params.id);
+    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
+    const page = readPage(request, ACTIVITY_PAGE);
+    if (!page.ok) return page.problem;
+    const result = await listChildActivity(caller.user, id.data, page.value, services);
+    if (!result.ok) return result.problem;
+    const { items, next } = result.value;
+    return { status: 200, jsonBody: { items, nextCursor: next ? encodeCursor(next) : null } };
+  },
 });
-
-app.http('children-activity', { route, methods: ['GET'], authLevel: 'anonymous', handler: listChildAccountActivity });

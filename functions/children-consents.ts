@@ -1,19 +1,27 @@
-import { app } from '@azure/functions';
-import { listChildConsents } from '../shared/family/child-consents';
-import { appServices, endpoint } from '../shared/composition-root';
+import { childConsentViewSchema } from '../shared/children/child-consent';
+import { defineEndpoint } from '../shared/composition/app-functions';
 import { problem } from '../shared/errors/problem';
+import { listChildConsents } from '../shared/family/child-consents';
 import { resourceIdParam } from '../shared/http/resource-id';
+import { pageOf } from '../shared/users/api-fields';
 
-/** GET /api/v1/children/{id}/consents (authenticated parent): the parent's consents for the child, newest first. */
-const route = 'v1/children/{id}/consents';
-
-export const listChildAccountConsents = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
-  const id = resourceIdParam.safeParse(request.params.id);
-  if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-  const result = await listChildConsents(caller.user, id.data, appServices().auth);
-  if (!result.ok) return result.problem;
-  // One page: a child has few consents (see MAX_LISTED_CONSENTS).
-  return { status: 200, jsonBody: { items: result.value, nextCursor: null } };
+/** GET /api/v1/children/{id}/consents (the parent): the parent's consents for the child, newest first. */
+export const listChildAccountConsents = defineEndpoint({
+  name: 'children-consents-list',
+  method: 'get',
+  route: 'v1/children/{id}/consents',
+  operationId: 'listChildConsents',
+  tag: 'children',
+  summary: "The parent's consents for a child, newest first",
+  access: 'the parent',
+  success: { status: 200, description: 'One page; `nextCursor` is always null.', body: { name: 'ConsentList', schema: () => pageOf(childConsentViewSchema.schema()) } },
+  problems: ['forbidden', 'not_found'],
+  handler: async ({ caller, request }, services) => {
+    const id = resourceIdParam.safeParse(request.params.id);
+    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
+    const result = await listChildConsents(caller.user, id.data, services.corePorts);
+    if (!result.ok) return result.problem;
+    // One page: a child has few consents (see MAX_LISTED_CONSENTS).
+    return { status: 200, jsonBody: { items: result.value, nextCursor: null } };
+  },
 });
-
-app.http('children-consents-list', { route, methods: ['GET'], authLevel: 'anonymous', handler: listChildAccountConsents });

@@ -1,21 +1,27 @@
-import { app } from '@azure/functions';
-import { revokeChildSession } from '../shared/family/child-sessions';
-import { appServices, endpoint } from '../shared/composition-root';
+import { defineEndpoint } from '../shared/composition/app-functions';
 import { problem } from '../shared/errors/problem';
+import { revokeChildSession } from '../shared/family/child-sessions';
 import { resourceIdParam } from '../shared/http/resource-id';
 import { readPublicSessionId } from '../shared/sessions/session-view';
 
-/** DELETE /api/v1/children/{id}/sessions/{sessionId} (authenticated parent): ends one of the child's live sessions, 204. */
-const route = 'v1/children/{id}/sessions/{sessionId}';
-
-export const deleteChildAccountSession = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
-  const id = resourceIdParam.safeParse(request.params.id);
-  if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-  const sessionId = readPublicSessionId(request.params.sessionId);
-  if (!sessionId) return problem('invalid_request', { detail: 'sessionId: not a session id.' });
-  const result = await revokeChildSession(caller.user, id.data, sessionId, appServices().auth);
-  if (!result.ok) return result.problem;
-  return { status: 204 };
+/** DELETE /api/v1/children/{id}/sessions/{sessionId} (the parent): ends one of the child's live sessions, 204. */
+export const deleteChildAccountSession = defineEndpoint({
+  name: 'children-session-delete',
+  method: 'delete',
+  route: 'v1/children/{id}/sessions/{sessionId}',
+  operationId: 'deleteChildSession',
+  tag: 'children',
+  summary: "End one of a child's live sessions",
+  access: 'the parent',
+  success: { status: 204, description: 'The session ended.' },
+  problems: ['forbidden', 'not_found'],
+  handler: async ({ caller, request }, services) => {
+    const id = resourceIdParam.safeParse(request.params.id);
+    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
+    const sessionId = readPublicSessionId(request.params.sessionId);
+    if (!sessionId) return problem('invalid_request', { detail: 'sessionId: not a session id.' });
+    const result = await revokeChildSession(caller.user, id.data, sessionId, services.corePorts);
+    if (!result.ok) return result.problem;
+    return { status: 204 };
+  },
 });
-
-app.http('children-session-delete', { route, methods: ['DELETE'], authLevel: 'anonymous', handler: deleteChildAccountSession });

@@ -1,30 +1,48 @@
-import { app } from '@azure/functions';
-import { listChildSessions, revokeChildSessions } from '../shared/family/child-sessions';
-import { appServices, endpoint } from '../shared/composition-root';
+import { defineEndpoint } from '../shared/composition/app-functions';
 import { problem } from '../shared/errors/problem';
+import { listChildSessions, revokeChildSessions } from '../shared/family/child-sessions';
 import { resourceIdParam } from '../shared/http/resource-id';
+import { SESSION_LIST } from '../shared/openapi/api-schemas';
 
-/**
- * GET /api/v1/children/{id}/sessions (authenticated parent): the child's live sessions, newest first.
- * DELETE /api/v1/children/{id}/sessions: ends all of them, 204.
- */
+/** A child's live sessions, to its parent: the list, and ending them all. */
 const route = 'v1/children/{id}/sessions';
 
-export const listChildAccountSessions = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
-  const id = resourceIdParam.safeParse(request.params.id);
-  if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-  const result = await listChildSessions(caller.user, id.data, appServices().auth);
-  if (!result.ok) return result.problem;
-  return { status: 200, jsonBody: { items: result.value, nextCursor: null } };
+/** GET (the parent): the child's live sessions, newest first. */
+export const listChildAccountSessions = defineEndpoint({
+  name: 'children-sessions-list',
+  method: 'get',
+  route,
+  operationId: 'listChildSessions',
+  tag: 'children',
+  summary: "A child's live sessions",
+  access: 'the parent',
+  success: { status: 200, description: 'One page; `nextCursor` is always null.', body: SESSION_LIST },
+  problems: ['forbidden', 'not_found'],
+  handler: async ({ caller, request }, services) => {
+    const id = resourceIdParam.safeParse(request.params.id);
+    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
+    const result = await listChildSessions(caller.user, id.data, services.corePorts);
+    if (!result.ok) return result.problem;
+    return { status: 200, jsonBody: { items: result.value, nextCursor: null } };
+  },
 });
 
-export const deleteChildAccountSessions = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
-  const id = resourceIdParam.safeParse(request.params.id);
-  if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-  const result = await revokeChildSessions(caller.user, id.data, appServices().auth);
-  if (!result.ok) return result.problem;
-  return { status: 204 };
+/** DELETE (the parent): ends all of them, 204. */
+export const deleteChildAccountSessions = defineEndpoint({
+  name: 'children-sessions-delete-all',
+  method: 'delete',
+  route,
+  operationId: 'deleteChildSessions',
+  tag: 'children',
+  summary: "End all of a child's live sessions",
+  access: 'the parent',
+  success: { status: 204, description: 'The sessions ended.' },
+  problems: ['forbidden', 'not_found'],
+  handler: async ({ caller, request }, services) => {
+    const id = resourceIdParam.safeParse(request.params.id);
+    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
+    const result = await revokeChildSessions(caller.user, id.data, services.corePorts);
+    if (!result.ok) return result.problem;
+    return { status: 204 };
+  },
 });
-
-app.http('children-sessions-list', { route, methods: ['GET'], authLevel: 'anonymous', handler: listChildAccountSessions });
-app.http('children-sessions-delete-all', { route, methods: ['DELETE'], authLevel: 'anonymous', handler: deleteChildAccountSessions });

@@ -1,8 +1,11 @@
-import { app, type Timer } from '@azure/functions';
-import { backgroundHandler } from '../shared/background/background-handler';
-import { appConfig, appServices } from '../shared/composition-root';
+import { defineBackgroundFunction, oncePerServices } from '../shared/composition/app-functions';
 import { costManagementSource } from '../shared/cost/cost-management-source';
 import { recordDailyCost } from '../shared/cost/record-daily-cost';
+
+/** The Cost Management source of the settings' scope, if they name one (the SDK loads on its first read). */
+const sourceOf = oncePerServices(({ config: { cost } }) =>
+  cost.scope ? costManagementSource({ scope: cost.scope, clientId: cost.clientId }) : undefined,
+);
 
 /**
  * On `COST_CHECK_SCHEDULE` (once a day): reads the last 8 days of actual cost of `COST_SCOPE` from
@@ -10,11 +13,11 @@ import { recordDailyCost } from '../shared/cost/record-daily-cost';
  * as the `cost.daily` event, which the cost alerts read. The Cost Management SDK loads on the first
  * run, never when the app starts.
  */
-const { cost } = appConfig();
-const source = cost.scope ? costManagementSource({ scope: cost.scope, clientId: cost.clientId }) : undefined;
-
-export const checkDailyCost = backgroundHandler<Timer>('cost-check-timer', appServices, async () => {
-  await recordDailyCost({ ...appServices(), source, expectedMonthly: cost.expectedMonthlyUsd });
+export const checkDailyCost = defineBackgroundFunction({
+  kind: 'timer',
+  name: 'cost-check-timer',
+  schedule: (config) => config.schedules.costCheck,
+  handler: async (services) => {
+    await recordDailyCost({ ...services, source: sourceOf(services), expectedMonthly: services.config.cost.expectedMonthlyUsd });
+  },
 });
-
-app.timer('cost-check-timer', { schedule: appConfig().schedules.costCheck, handler: checkDailyCost });

@@ -1,7 +1,5 @@
-import { app, type Timer } from '@azure/functions';
-import { backgroundHandler } from '../shared/background/background-handler';
-import { appConfig } from '../shared/composition-root';
-import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/composition/fanout-services';
+import { defineBackgroundFunction } from '../shared/composition/app-functions';
+import { FANOUT_SERVICE_NAME, fanoutDepsOf } from '../shared/composition/fanout-services';
 import { redriveStalledBatches } from '../shared/notifications/fanout/redrive-stalled-batches';
 
 /**
@@ -9,13 +7,12 @@ import { redriveStalledBatches } from '../shared/notifications/fanout/redrive-st
  * out with no live holder (a crashed instance), by enqueueing a fresh batch message, so delivery
  * resumes within 90 seconds of a crash instead of when the host's 10-minute queue lease ends.
  */
-export const recoverFanoutBatches = backgroundHandler<Timer>(
-  'fanout-recovery-timer',
-  appFanoutDeps,
-  async () => {
-    await redriveStalledBatches(appFanoutDeps());
+export const recoverFanoutBatches = defineBackgroundFunction({
+  kind: 'timer',
+  name: 'fanout-recovery-timer',
+  schedule: (config) => config.schedules.fanoutRecovery,
+  logsWith: { deps: fanoutDepsOf, service: FANOUT_SERVICE_NAME },
+  handler: async (services) => {
+    await redriveStalledBatches(fanoutDepsOf(services));
   },
-  { service: FANOUT_SERVICE_NAME },
-);
-
-app.timer('fanout-recovery-timer', { schedule: appConfig().schedules.fanoutRecovery, handler: recoverFanoutBatches });
+});

@@ -1,9 +1,17 @@
-import { app } from '@azure/functions';
-import { endpoint } from '../shared/composition-root';
+import { defineEndpoint } from '../shared/composition/app-functions';
+import { healthSchema } from '../shared/health/check-readiness';
 
 /** Liveness: answers without touching any dependency, so a slow database never restarts the container. */
-const route = 'health';
-
-export const health = endpoint({ route }, async () => ({ status: 200, jsonBody: { status: 'ok' } }));
-
-app.http('health', { route, methods: ['GET', 'HEAD'], authLevel: 'anonymous', handler: health });
+export const health = defineEndpoint({
+  name: 'health',
+  method: 'get',
+  route: 'health',
+  head: true,
+  operationId: 'health',
+  tag: 'probes',
+  summary: 'Liveness: the app answers',
+  access: 'public',
+  success: { status: 200, description: 'Alive.', body: { name: 'Health', schema: healthSchema }, example: { status: 'ok' } },
+  problems: [],
+  handler: async () => ({ status: 200, jsonBody: { status: 'ok' } }),
+});

@@ -1,8 +1,9 @@
-import { app, type Timer } from '@azure/functions';
-import { backgroundHandler } from '../shared/background/background-handler';
-import { appConfig, appServices } from '../shared/composition-root';
+import { defineBackgroundFunction, oncePerServices } from '../shared/composition/app-functions';
 import { monitorMetricsSource } from '../shared/ingress/ingress-metrics-source';
 import { recordIngressRequests } from '../shared/ingress/record-ingress-requests';
+
+/** The metrics source of the settings' container app, if they name one (the SDK loads on its first read). */
+const sourceOf = oncePerServices(({ config }) => (config.ingressMetrics ? monitorMetricsSource(config.ingressMetrics) : undefined));
 
 /**
  * On `INGRESS_METRICS_SCHEDULE` (every minute): reads the Container Apps ingress's `Requests` metric
@@ -11,11 +12,11 @@ import { recordIngressRequests } from '../shared/ingress/record-ingress-requests
  * alert weighs against the host's request telemetry. The metrics SDK loads on the first run, never
  * when the app starts.
  */
-const access = appConfig().ingressMetrics;
-const source = access ? monitorMetricsSource(access) : undefined;
-
-export const countIngressRequests = backgroundHandler<Timer>('ingress-requests-timer', appServices, async () => {
-  await recordIngressRequests({ ...appServices(), source });
+export const countIngressRequests = defineBackgroundFunction({
+  kind: 'timer',
+  name: 'ingress-requests-timer',
+  schedule: (config) => config.schedules.ingressMetrics,
+  handler: async (services) => {
+    await recordIngressRequests({ ...services, source: sourceOf(services) });
+  },
 });
-
-app.timer('ingress-requests-timer', { schedule: appConfig().schedules.ingressMetrics, handler: countIngressRequests });

@@ -1,30 +1,40 @@
-import { app } from '@azure/functions';
-import { appServices, endpoint } from '../shared/composition-root';
-import { preferencesPatchBody } from '../shared/users/notification-preferences';
+import { defineEndpoint } from '../shared/composition/app-functions';
 import { changePreferences, getPreferences } from '../shared/notifications/preferences/notification-settings';
+import { PREFERENCES, preferencesExample } from '../shared/openapi/api-schemas';
+import { preferencesPatchBody } from '../shared/users/notification-preferences';
 
-/**
- * GET /api/v1/me/notification-preferences (authenticated): `{ push, sms, email }`.
- * PATCH with any of the three booleans: the preferences after the change, 200.
- */
+/** The caller's notification channels, `{ push, sms, email }`. */
 const route = 'v1/me/notification-preferences';
 
-export const readNotificationPreferences = endpoint({ route, authenticated: true }, async (scope) => {
-  const auth = scope.caller;
-  return { status: 200, jsonBody: await getPreferences(auth.user, appServices().auth) };
-});
-
-export const patchNotificationPreferences = endpoint({ route, body: preferencesPatchBody, authenticated: true }, async (scope) => {
-  const auth = scope.caller;
-  const preferences = await changePreferences(auth.user, scope.body, appServices().auth);
-  if ('kind' in preferences) return preferences;
-  return { status: 200, jsonBody: preferences };
-});
-
-app.http('me-notification-preferences-get', { route, methods: ['GET'], authLevel: 'anonymous', handler: readNotificationPreferences });
-app.http('me-notification-preferences-patch', {
+/** GET (signed in): the preferences. */
+export const readNotificationPreferences = defineEndpoint({
+  name: 'me-notification-preferences-get',
+  method: 'get',
   route,
-  methods: ['PATCH'],
-  authLevel: 'anonymous',
-  handler: patchNotificationPreferences,
+  operationId: 'getNotificationPreferences',
+  tag: 'me',
+  summary: "The caller's notification channels",
+  access: 'signed in',
+  success: { status: 200, description: 'The preferences.', body: PREFERENCES, example: preferencesExample },
+  problems: [],
+  handler: async ({ caller }, services) => ({ status: 200, jsonBody: await getPreferences(caller.user, services.corePorts) }),
+});
+
+/** PATCH (signed in) with any of the three booleans: the preferences after the change, 200. */
+export const patchNotificationPreferences = defineEndpoint({
+  name: 'me-notification-preferences-patch',
+  method: 'patch',
+  route,
+  operationId: 'patchNotificationPreferences',
+  tag: 'me',
+  summary: 'Change notification channels',
+  access: 'signed in',
+  body: { name: 'NotificationPreferencesPatch', schema: preferencesPatchBody, example: { sms: false } },
+  success: { status: 200, description: 'The preferences after the change.', body: PREFERENCES, example: preferencesExample },
+  problems: [],
+  handler: async ({ caller, body }, services) => {
+    const preferences = await changePreferences(caller.user, body, services.corePorts);
+    if ('kind' in preferences) return preferences;
+    return { status: 200, jsonBody: preferences };
+  },
 });

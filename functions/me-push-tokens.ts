@@ -1,26 +1,43 @@
-import { app } from '@azure/functions';
-import { appServices, endpoint } from '../shared/composition-root';
+import { defineEndpoint } from '../shared/composition/app-functions';
 import { registerDevice, unregisterDevice } from '../shared/notifications/preferences/notification-settings';
-import { pushTokenBody } from '../shared/users/push-tokens';
+import { PUSH_TOKEN } from '../shared/openapi/api-schemas';
 
-/**
- * PUT /api/v1/me/push-tokens (authenticated): registers the caller's device, 204.
- * DELETE /api/v1/me/push-tokens with the same body: removes it, 204.
- */
+/** The caller's devices' Expo push tokens. */
 const route = 'v1/me/push-tokens';
 
-export const putPushToken = endpoint({ route, body: pushTokenBody, authenticated: true }, async (scope) => {
-  const auth = scope.caller;
-  const refused = await registerDevice(auth.user, scope.body.token, appServices().auth);
-  if (refused) return refused;
-  return { status: 204 };
+/** PUT (signed in): registers the caller's device, 204. */
+export const putPushToken = defineEndpoint({
+  name: 'me-push-tokens-put',
+  method: 'put',
+  route,
+  operationId: 'putPushToken',
+  tag: 'me',
+  summary: "Register a device's Expo push token",
+  access: 'signed in',
+  body: PUSH_TOKEN,
+  success: { status: 204, description: 'Registered.' },
+  problems: [],
+  handler: async ({ caller, body }, services) => {
+    const refused = await registerDevice(caller.user, body.token, services.corePorts);
+    if (refused) return refused;
+    return { status: 204 };
+  },
 });
 
-export const deletePushToken = endpoint({ route, body: pushTokenBody, authenticated: true }, async (scope) => {
-  const auth = scope.caller;
-  await unregisterDevice(auth.user, scope.body.token, appServices().auth);
-  return { status: 204 };
+/** DELETE (signed in) with the same body: removes it, 204. */
+export const deletePushToken = defineEndpoint({
+  name: 'me-push-tokens-delete',
+  method: 'delete',
+  route,
+  operationId: 'deletePushToken',
+  tag: 'me',
+  summary: "Unregister a device's Expo push token",
+  access: 'signed in',
+  body: PUSH_TOKEN,
+  success: { status: 204, description: 'Unregistered.' },
+  problems: [],
+  handler: async ({ caller, body }, services) => {
+    await unregisterDevice(caller.user, body.token, services.corePorts);
+    return { status: 204 };
+  },
 });
-
-app.http('me-push-tokens-put', { route, methods: ['PUT'], authLevel: 'anonymous', handler: putPushToken });
-app.http('me-push-tokens-delete', { route, methods: ['DELETE'], authLevel: 'anonymous', handler: deletePushToken });

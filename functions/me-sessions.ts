@@ -1,30 +1,56 @@
-import { app } from '@azure/functions';
-import { appServices, endpoint } from '../shared/composition-root';
+import { defineEndpoint } from '../shared/composition/app-functions';
 import { problem } from '../shared/errors/problem';
+import { booleanParam, EXAMPLE_TIME, SESSION_LIST } from '../shared/openapi/api-schemas';
 import { listSessions, revokeSessions } from '../shared/sessions/manage-sessions';
 
-/**
- * GET /api/v1/me/sessions (authenticated): the caller's live sessions, newest first, the presented
- * one marked `current`. DELETE /api/v1/me/sessions: ends all of them but the presented one (all of
- * them with `?includeCurrent=true`), 204.
- */
+/** The caller's live sessions: the list, and ending them all. */
 const route = 'v1/me/sessions';
 
-export const listOwnSessions = endpoint({ route, authenticated: true }, async ({ caller }) => {
-  const items = await listSessions(caller.user.id, caller.session.id, appServices().auth);
-  // One page: a person has few live sessions (see MAX_LISTED_SESSIONS).
-  return { status: 200, jsonBody: { items, nextCursor: null } };
+/** GET (signed in): the caller's live sessions, newest first, the presented one marked `current`. */
+export const listOwnSessions = defineEndpoint({
+  name: 'me-sessions-list',
+  method: 'get',
+  route,
+  operationId: 'listOwnSessions',
+  tag: 'me',
+  summary: "The caller's live sessions, newest first (at most 100)",
+  access: 'signed in',
+  success: {
+    status: 200,
+    description: 'One page; `nextCursor` is always null.',
+    body: SESSION_LIST,
+    example: {
+      items: [{ id: '0123456789abcdef0123456789abcdef', createdAt: EXAMPLE_TIME, lastUsedAt: EXAMPLE_TIME, expiresAt: EXAMPLE_TIME, client: 'iOS app', current: true }],
+      nextCursor: null,
+    },
+  },
+  problems: [],
+  handler: async ({ caller }, services) => {
+    const items = await listSessions(caller.user.id, caller.session.id, services.corePorts);
+    // One page: a person has few live sessions (see MAX_LISTED_SESSIONS).
+    return { status: 200, jsonBody: { items, nextCursor: null } };
+  },
 });
 
-export const deleteOwnSessions = endpoint({ route, authenticated: true }, async ({ caller, request }) => {
-  const includeCurrent = request.query.get('includeCurrent');
-  if (includeCurrent !== null && includeCurrent !== 'true' && includeCurrent !== 'false') {
-    return problem('invalid_request', { detail: 'includeCurrent: true or false.' });
-  }
-  const revoker = { actorUserId: caller.user.id, currentRowId: caller.session.id };
-  await revokeSessions(caller.user.id, revoker, includeCurrent === 'true', appServices().auth);
-  return { status: 204 };
+/** DELETE (signed in): ends all of them but the presented one (all of them with `?includeCurrent=true`), 204. */
+export const deleteOwnSessions = defineEndpoint({
+  name: 'me-sessions-delete-all',
+  method: 'delete',
+  route,
+  operationId: 'deleteOwnSessions',
+  tag: 'me',
+  summary: 'End every live session but the presented one (or it too)',
+  access: 'signed in',
+  query: [booleanParam('includeCurrent', 'End the presented session too.')],
+  success: { status: 204, description: 'The sessions ended.' },
+  problems: [],
+  handler: async ({ caller, request }, services) => {
+    const includeCurrent = request.query.get('includeCurrent');
+    if (includeCurrent !== null && includeCurrent !== 'true' && includeCurrent !== 'false') {
+      return problem('invalid_request', { detail: 'includeCurrent: true or false.' });
+    }
+    const revoker = { actorUserId: caller.user.id, currentRowId: caller.session.id };
+    await revokeSessions(caller.user.id, revoker, includeCurrent === 'true', services.corePorts);
+    return { status: 204 };
+  },
 });
-
-app.http('me-sessions-list', { route, methods: ['GET'], authLevel: 'anonymous', handler: listOwnSessions });
-app.http('me-sessions-delete-all', { route, methods: ['DELETE'], authLevel: 'anonymous', handler: deleteOwnSessions });

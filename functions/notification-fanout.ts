@@ -1,7 +1,7 @@
-import { app } from '@azure/functions';
-import { backgroundHandler, isLastAttempt } from '../shared/background/background-handler';
+import { isLastAttempt } from '../shared/background/background-handler';
+import { defineBackgroundFunction } from '../shared/composition/app-functions';
+import { FANOUT_SERVICE_NAME, fanoutDepsOf } from '../shared/composition/fanout-services';
 import { FANOUT_QUEUE_NAME } from '../shared/messages/fanout-message';
-import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/composition/fanout-services';
 import { handleFanoutMessage } from '../shared/notifications/fanout/handle-fanout-message';
 
 /**
@@ -12,13 +12,13 @@ import { handleFanoutMessage } from '../shared/notifications/fanout/handle-fanou
  * on that last try the batch's unfinished deliveries are marked failed (`npm run redrive-poison`
  * sends them again).
  */
-export const notificationFanout = backgroundHandler<unknown>(
-  'notification-fanout',
-  appFanoutDeps,
-  async (message, context) => {
-    await handleFanoutMessage(message, appFanoutDeps(), { lastAttempt: isLastAttempt(context) });
+export const notificationFanout = defineBackgroundFunction({
+  kind: 'queue',
+  name: 'notification-fanout',
+  queueName: FANOUT_QUEUE_NAME,
+  connection: 'AzureWebJobsStorage',
+  logsWith: { deps: fanoutDepsOf, service: FANOUT_SERVICE_NAME },
+  handler: async (services, message, context) => {
+    await handleFanoutMessage(message, fanoutDepsOf(services), { lastAttempt: isLastAttempt(context) });
   },
-  { service: FANOUT_SERVICE_NAME },
-);
-
-app.storageQueue('notification-fanout', { queueName: FANOUT_QUEUE_NAME, connection: 'AzureWebJobsStorage', handler: notificationFanout });
+});

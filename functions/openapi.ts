@@ -1,16 +1,25 @@
-import { app } from '@azure/functions';
-import { endpoint } from '../shared/composition-root';
+import type { AppServices } from '../shared/composition-root';
+import { defineEndpoint } from '../shared/composition/app-functions';
+import type { HttpEndpoint } from '../shared/http/endpoint-definition';
 import { buildOpenApiDocument, type JsonObject } from '../shared/openapi/openapi-document';
 
-/** GET /api/openapi.json (public): the OpenAPI 3.1 document of the API (docs/openapi.json is the same). */
-const route = 'openapi.json';
-
-// Built on the first call, then kept: building every schema at start would cost each cold start.
-let document: JsonObject | undefined;
-
-export const openApiDocument = endpoint({ route }, async () => ({
-  status: 200,
-  jsonBody: (document ??= buildOpenApiDocument()),
-}));
-
-app.http('openapi', { route, methods: ['GET'], authLevel: 'anonymous', handler: openApiDocument });
+/**
+ * GET /api/openapi.json (public): the OpenAPI 3.1 document of the API (docs/openapi.json is the
+ * same), built from the definitions of `endpoints()`: the app's, this one among them.
+ */
+export function openApiEndpoint(endpoints: () => readonly HttpEndpoint<AppServices>[]): HttpEndpoint<AppServices> {
+  // Built on the first call, then kept: building every schema at start would cost each cold start.
+  let document: JsonObject | undefined;
+  return defineEndpoint({
+    name: 'openapi',
+    method: 'get',
+    route: 'openapi.json',
+    operationId: 'openApiDocument',
+    tag: 'meta',
+    summary: 'This document',
+    access: 'public',
+    success: { status: 200, description: 'The OpenAPI 3.1 document.' },
+    problems: [],
+    handler: async () => ({ status: 200, jsonBody: (document ??= buildOpenApiDocument(endpoints())) }),
+  });
+}

@@ -1,20 +1,18 @@
-import { app, type Timer } from '@azure/functions';
-import { backgroundHandler } from '../shared/background/background-handler';
-import { appConfig } from '../shared/composition-root';
+import { defineBackgroundFunction } from '../shared/composition/app-functions';
+import { FANOUT_SERVICE_NAME, fanoutDepsOf } from '../shared/composition/fanout-services';
 import { checkPushReceipts } from '../shared/notifications/push/check-push-receipts';
-import { appFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/composition/fanout-services';
 
 /**
- * Reads Expo's push receipts of tickets sent at least 15 minutes earlier: a `DeviceNotRegistered`
- * receipt removes the stale token (warn line, `notification.delivery` `stale_token`).
+ * On `PUSH_RECEIPTS_SCHEDULE`: reads Expo's push receipts of tickets sent at least 15 minutes
+ * earlier: a `DeviceNotRegistered` receipt removes the stale token (warn line,
+ * `notification.delivery` `stale_token`).
  */
-export const checkReceipts = backgroundHandler<Timer>(
-  'push-receipts-timer',
-  appFanoutDeps,
-  async () => {
-    await checkPushReceipts(appFanoutDeps());
+export const checkReceipts = defineBackgroundFunction({
+  kind: 'timer',
+  name: 'push-receipts-timer',
+  schedule: (config) => config.schedules.pushReceipts,
+  logsWith: { deps: fanoutDepsOf, service: FANOUT_SERVICE_NAME },
+  handler: async (services) => {
+    await checkPushReceipts(fanoutDepsOf(services));
   },
-  { service: FANOUT_SERVICE_NAME },
-);
-
-app.timer('push-receipts-timer', { schedule: appConfig().schedules.pushReceipts, handler: checkReceipts });
+});

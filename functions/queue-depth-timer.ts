@@ -1,8 +1,6 @@
-import { app, type Timer } from '@azure/functions';
 import { enqueueOwedFanouts } from '../shared/announcement-workflow/enqueue-fanout';
 import { sampleQueueDepth } from '../shared/announcement-workflow/queue-depth';
-import { backgroundHandler } from '../shared/background/background-handler';
-import { appConfig, appServices } from '../shared/composition-root';
+import { defineBackgroundFunction } from '../shared/composition/app-functions';
 import { enqueueOwedNotices } from '../shared/messages/account-notices';
 
 /**
@@ -11,11 +9,13 @@ import { enqueueOwedNotices } from '../shared/messages/account-notices';
  * enqueues any fan-out a publish still owes (its enqueue failed and nobody published again) and
  * any account notice whose enqueue failed (a child's lock, when the queue was down).
  */
-export const sampleApprovalQueue = backgroundHandler<Timer>('queue-depth-timer', appServices, async () => {
-  const services = appServices();
-  await sampleQueueDepth(services);
-  await enqueueOwedFanouts(services);
-  await enqueueOwedNotices(services);
+export const sampleApprovalQueue = defineBackgroundFunction({
+  kind: 'timer',
+  name: 'queue-depth-timer',
+  schedule: (config) => config.schedules.queueDepth,
+  handler: async (services) => {
+    await sampleQueueDepth(services);
+    await enqueueOwedFanouts(services);
+    await enqueueOwedNotices(services);
+  },
 });
-
-app.timer('queue-depth-timer', { schedule: appConfig().schedules.queueDepth, handler: sampleApprovalQueue });

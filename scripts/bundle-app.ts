@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REQUIRED_NODE } from '../shared/lifecycle/node-version';
 
 /**
- * Bundles the function app for start-up speed: every `functions/*.ts` registration file and what
- * it imports from `shared/` become one file, `dist/app/functions.js`, which `package.json` `main`
+ * Bundles the function app for start-up speed: the app's entry (`appEntrySource`: every function
+ * `functions/` declares, registered) and what it imports from `shared/` become one file, `dist/app/functions.js`, which `package.json` `main`
  * loads through `dist/app/main.js`. A cold start then reads and compiles one file instead of ~500
  * modules, each a file lookup and a separate compile.
  *
@@ -70,11 +70,16 @@ function oneFunctionsLibraryView(projectRoot: string): import('esbuild').Plugin 
   };
 }
 
-/** The registration files, in the order the Functions worker's glob of `dist/functions/*.js` loaded them. */
-export function registrationFiles(projectRoot: string): string[] {
-  return readdirSync(path.join(projectRoot, 'functions'))
-    .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
-    .sort();
+/**
+ * The app's entry: the list of every function `functions/index.ts` declares, registered from the
+ * settings by `registerApp`. `dir` is where `functions/` and `shared/` are, as the importer sees them.
+ */
+export function appEntrySource(dir: string): string {
+  return [
+    `import { APP_FUNCTIONS } from '${dir}/functions/index';`,
+    `import { registerApp } from '${dir}/shared/composition/app-functions';`,
+    'registerApp(APP_FUNCTIONS);',
+  ].join('\n');
 }
 
 /**
@@ -167,9 +172,7 @@ export async function bundleApp(projectRoot: string): Promise<{ bytes: number }>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const esbuild = require('esbuild') as typeof import('esbuild');
   const outdir = path.join(projectRoot, 'dist', 'app');
-  const entry = registrationFiles(projectRoot)
-    .map((name) => `import './functions/${name.replace(/\.ts$/, '')}';`)
-    .join('\n');
+  const entry = appEntrySource('.');
   const result = await esbuild.build({
     stdin: { contents: entry, resolveDir: projectRoot, loader: 'ts', sourcefile: 'app-entry.ts' },
     bundle: true,

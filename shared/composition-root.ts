@@ -1,4 +1,3 @@
-import type { HttpHandler } from '@azure/functions';
 import type { DestinationStream } from 'pino';
 import { createAdultSignInThrottle, type AdultSignInThrottle } from './throttles/adult-sign-in-throttle';
 import type { AuthDeps, ChildAuthDeps } from './auth/auth-deps';
@@ -15,7 +14,7 @@ import { createShutdown, type Shutdown } from './lifecycle/shutdown';
 import { openDatabase } from './db/open-database';
 import { databaseProbe, queueProbe } from './health/readiness-probes';
 import type { ReadinessProbe } from './health/check-readiness';
-import { createHttpPipeline } from './http/http-endpoint';
+import { createHttpPipeline, type HttpPipeline } from './http/http-pipeline';
 import { errorLineExceptions, type ErrorLineListener } from './telemetry/error-line-exceptions';
 import { createLogger, type Logger } from './logging/logger';
 import { systemClock, type Clock } from './ports/clock';
@@ -34,20 +33,25 @@ export interface AppServices {
   random: Random;
   database: DatabaseProvider;
   readinessProbes: readonly ReadinessProbe[];
-  /** The HTTP pipeline every HTTP function wraps its handler in. */
-  endpoint: ReturnType<typeof createHttpPipeline>;
+  /** The HTTP pipeline every endpoint's handler runs in (authentication, body, problem answers, the request line). */
+  httpPipeline: HttpPipeline;
   sessionPolicy: SessionPolicy;
   /** Verifies identity-provider ID tokens; holds the JWKS cache, so there is one per process. */
   idTokenVerifier: IdTokenVerifier;
   /** The limits of failed adult sign-ins (counted in the database; one warn line when client addresses are unknown). */
   adultSignInThrottle: AdultSignInThrottle;
-  /** The ports every authentication use case takes. */
-  auth: AuthDeps;
   /**
-   * The authentication ports plus Argon2id for child PINs and passwords (pepper, bounded
-   * concurrency), and the terms version a parent's consents are recorded under.
+   * The core ports most use cases take (database, clock, random, telemetry, logger, session
+   * policy): the authentication use cases and the sessions', users', announcements' and data
+   * rights' alike.
    */
-  childAuth: ChildAuthDeps & ChildManagementDeps;
+  corePorts: AuthDeps;
+  /**
+   * What the child accounts' use cases take (the child sign-in, creating and changing a child):
+   * the core ports plus Argon2id for child PINs and passwords (pepper, bounded concurrency), the
+   * notice queue, and the terms version a parent's consents are recorded under.
+   */
+  childAccountPorts: ChildAuthDeps & ChildManagementDeps;
   /** Where publishing enqueues notification fan-out work (`notification-fanout`). */
   fanoutQueue: FanoutQueue;
   /** Where account notices (a child's account locked) are enqueued: the same `notification-fanout` queue. */
@@ -120,7 +124,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
   const clock = options.clock ?? systemClock;
   const random = options.random ?? cryptoRandom;
   const sessionPolicy = options.sessionPolicy ?? DEFAULT_SESSION_POLICY;
-  const auth: AuthDeps = { database, clock, random, telemetry, logger, sessionPolicy };
+  const corePorts: AuthDeps = { database, clock, random, telemetry, logger, sessionPolicy };
   const noticeQueue =
     options.noticeQueue ?? (config.queueStorage ? storageNoticeQueue(config.queueStorage) : unconfiguredNoticeQueue());
   const shutdown = options.shutdown ?? createShutdown({ graceMs: config.shutdownGraceSeconds * 1000 });
@@ -133,10 +137,10 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
     random,
     database,
     readinessProbes,
-    endpoint: createHttpPipeline({
+    httpPipeline: createHttpPipeline({
       logger,
       telemetry,
-      authenticate: (authorization) => authenticateSession(authorization, auth),
+      authenticate: (authorization) => authenticateSession(authorization, corePorts),
       corsAllowedOrigins: config.corsAllowedOrigins,
       shutdown,
     }),
@@ -153,9 +157,9 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
       logger,
       trustProxyHops: config.trustProxyHops,
     }),
-    auth,
-    childAuth: {
-      ...auth,
+    corePorts,
+    childAccountPorts: {
+      ...corePorts,
       hasher:
         options.childSecretHasher ??
         createSecretHasher({ pepper: config.childSecretPepper, threadPoolSize: config.threadPoolSize, ...config.hashQueue }),
@@ -182,9 +186,9 @@ let processConfig: Config | undefined;
 let services: AppServices | undefined;
 
 /**
- * The process's settings, parsed from `process.env` on first use. Function files read them while
- * they load (schedules, and `app-lifecycle.ts` on purpose), so a configuration error stops the app
- * before it serves anything: it is logged as one `config_invalid` line and the process exits 1,
+ * The process's settings, parsed from `process.env` on first use. `registerApp` reads them before
+ * it registers anything (the timers' schedules come from them), so a configuration error stops the
+ * app before it serves anything: it is logged as one `config_invalid` line and the process exits 1,
  * under the Functions worker too, which would otherwise swallow the error and run the app with no
  * functions (`exitOnConfigError`).
  */
@@ -200,10 +204,11 @@ export function appConfig(): Config {
 }
 
 /**
- * The process's services, built on first use from `appConfig()`. Not while the function files
- * load, nor in the `appStart` hook: the Functions worker answers the host only once registration is
- * done and those hooks have run. `app-lifecycle.ts`'s hook has them built on the next turn of the
- * event loop, after the answer; a request or message that comes first builds them itself.
+ * The process's services, built on first use from `appConfig()`. Not while the app registers, nor
+ * in the `appStart` hook: the Functions worker answers the host only once registration is done and
+ * those hooks have run. The lifecycle's hook (`composition/app-lifecycle.ts`) has them built on the
+ * next turn of the event loop, after the answer; a request or message that comes first builds them
+ * itself.
  */
 export function appServices(): AppServices {
   if (!services) {
@@ -215,17 +220,3 @@ export function appServices(): AppServices {
   }
   return services;
 }
-
-/**
- * `appServices().endpoint`, for registration: the handler it returns builds the pipeline (and the
- * services, if nothing did yet) on its first request. The settings are read now: the first HTTP
- * function file to register checks them before its registration.
- */
-export const endpoint: AppServices['endpoint'] = (options, handler) => {
-  appConfig();
-  let built: HttpHandler | undefined;
-  return (request, context) => {
-    built ??= appServices().endpoint(options, handler);
-    return built(request, context);
-  };
-};

@@ -1,15 +1,28 @@
-import { appServices, type AppServices } from '../composition-root';
-import type { AnnouncementDeps } from '../announcement-workflow/announcement-deps';
+import type { HttpRequest } from '@azure/functions';
+import type { AppServices } from '../composition-root';
+import type { AnnouncementDeps, AnnouncementResult } from '../announcement-workflow/announcement-deps';
+import { toAnnouncementView } from '../announcements/announcement-view';
+import { problem } from '../errors/problem';
+import type { EndpointResult } from '../http/http-pipeline';
+import { resourceIdParam } from '../http/resource-id';
 
-/** The announcement ports out of the process's services. */
-export function announcementDepsOf(services: Pick<AppServices, 'auth' | 'fanoutQueue'>): AnnouncementDeps {
-  return { ...services.auth, fanoutQueue: services.fanoutQueue };
+/** The announcement ports out of the services: the core ports and where publishing enqueues the fan-out. */
+export function announcementDepsOf(services: Pick<AppServices, 'corePorts' | 'fanoutQueue'>): AnnouncementDeps {
+  return { ...services.corePorts, fanoutQueue: services.fanoutQueue };
 }
 
-let processDeps: AnnouncementDeps | undefined;
-
-/** The process's announcement ports (`announcementDepsOf(appServices())`), built on the first request that needs them. */
-export function appAnnouncementDeps(): AnnouncementDeps {
-  processDeps ??= announcementDepsOf(appServices());
-  return processDeps;
+/**
+ * The answer of a workflow step on the announcement of the request's `{id}`: 400 for an id that is
+ * not one, the step's problem, or 200 with the announcement after the step.
+ */
+export async function answerWorkflowStep(
+  request: HttpRequest,
+  services: Pick<AppServices, 'corePorts' | 'fanoutQueue'>,
+  step: (id: string, deps: AnnouncementDeps) => Promise<AnnouncementResult>,
+): Promise<EndpointResult> {
+  const id = resourceIdParam.safeParse(request.params.id);
+  if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
+  const result = await step(id.data, announcementDepsOf(services));
+  if (!result.ok) return result.problem;
+  return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
 }

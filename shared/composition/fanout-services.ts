@@ -1,4 +1,4 @@
-import { appServices, type AppServices } from '../composition-root';
+import type { AppServices } from '../composition-root';
 import { createLogger, type Logger } from '../logging/logger';
 import { DEFAULT_DELIVERY_CONCURRENCY, type FanoutDeps } from '../notifications/fanout/fanout-deps';
 import { createDeliveryProviders, type BuiltDeliveryProviders } from '../notifications/providers/create-delivery-providers';
@@ -54,18 +54,20 @@ export function buildFanoutDeps(
   };
 }
 
-let processFanoutDeps: ReturnType<typeof buildFanoutDeps> | undefined;
+const builtFanoutDeps = new WeakMap<AppServices, ReturnType<typeof buildFanoutDeps>>();
 
 /**
- * The process's fan-out ports, built on the first fan-out message, report or timer run (not at
- * start: most of a process's life needs none of them), then shared by those functions. Says which
- * providers it chose, once.
+ * The fan-out's ports of these services, built on the first fan-out message, report or timer run
+ * (not at start: most of a process's life needs none of them), then shared by those functions.
+ * Says which providers it chose, once per services.
  */
-export function appFanoutDeps(): ReturnType<typeof buildFanoutDeps> {
-  if (!processFanoutDeps) {
-    processFanoutDeps = buildFanoutDeps(appServices());
-    const { providerKinds, logger } = processFanoutDeps;
+export function fanoutDepsOf(services: AppServices): ReturnType<typeof buildFanoutDeps> {
+  let deps = builtFanoutDeps.get(services);
+  if (!deps) {
+    deps = buildFanoutDeps(services);
+    builtFanoutDeps.set(services, deps);
+    const { providerKinds, logger } = deps;
     if (providerKinds) logger.info({ providers: providerKinds }, 'notification providers selected');
   }
-  return processFanoutDeps;
+  return deps;
 }

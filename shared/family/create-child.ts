@@ -4,7 +4,7 @@ import type { Clock } from '../ports/clock';
 import type { Random } from '../ports/random';
 import type { SecretHasher } from '../ports/secret-hasher';
 import { checkUsername, USERNAME_RULE_DETAIL, USERNAME_RULE_FIELD_CODES } from '../children/child-username';
-import { checkPassword, checkPin } from './credential-rules';
+import { checkPassword, checkPin, SECRET_RULE_SENTENCES } from './credential-rules';
 import { lockUsernameThrottle, resetUsernameFailures } from '../throttles/sign-in-throttle';
 import { usernameThrottleKey } from '../throttles/throttle-keys';
 import { writeAudit } from '../audit/write-audit';
@@ -39,12 +39,6 @@ export interface ChildManagementDeps {
   consentTermsVersion: string;
 }
 
-/** What a valid secret looks like, per kind: the one sentence every refusal of that kind carries. */
-const SECRET_RULES = {
-  pin: 'A PIN has 6 to 12 digits and must not be common, a run or one repeated digit.',
-  password: 'A password has 8 to 128 characters and must not be a common password or the username.',
-} as const;
-
 /**
  * Checks a new PIN or password against the contract's rules. The problem's `errors` entry points
  * at the field and names the broken rule (`too_short`, `sequence`, `common`, …) so an app can say
@@ -53,7 +47,7 @@ const SECRET_RULES = {
 export function checkNewSecret(secret: ChildSecretInput, username: string): Problem | undefined {
   const check = secret.kind === 'pin' ? checkPin(secret.value) : checkPassword(secret.value, username);
   if (check.ok) return undefined;
-  const detail = SECRET_RULES[secret.kind];
+  const detail = SECRET_RULE_SENTENCES[secret.kind];
   return problem('weak_secret', { detail, errors: [{ pointer: `/${secret.kind}`, code: check.rule, detail }] });
 }
 

@@ -17,6 +17,15 @@ export const CREDENTIAL_LIMITS = {
   passwordMaxLength: 128,
 } as const;
 
+/**
+ * What a valid secret looks like, per kind: the one sentence every refusal of that kind carries
+ * (and the API document's example), built from the limits above so that it follows them.
+ */
+export const SECRET_RULE_SENTENCES = {
+  pin: `A PIN has ${CREDENTIAL_LIMITS.pinMinLength} to ${CREDENTIAL_LIMITS.pinMaxLength} digits and must not be common, a run or one repeated digit.`,
+  password: `A password has ${CREDENTIAL_LIMITS.passwordMinLength} to ${CREDENTIAL_LIMITS.passwordMaxLength} characters and must not be a common password or the username.`,
+} as const;
+
 export type PinRule = 'not_digits' | 'too_short' | 'too_long' | 'repeated' | 'sequence' | 'common';
 export type PasswordRule = 'too_short' | 'too_long' | 'common' | 'matches_username';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { HttpRequest, InvocationContext, type HttpResponseInit } from '@azure/functions';
 import { describe, expect, it } from 'vitest';
 import { LogSink } from '../../test/helpers/log-sink';
-import { createHttpPipeline } from '../http/http-endpoint';
+import { createHttpPipeline } from '../http/http-pipeline';
 import { createShutdown } from '../lifecycle/shutdown';
 import { createLogger } from '../logging/logger';
 import type { Telemetry } from '../telemetry/telemetry';

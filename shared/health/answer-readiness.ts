@@ -1,5 +1,5 @@
 import { problem } from '../errors/problem';
-import { SHUTTING_DOWN, type EndpointResult } from '../http/http-endpoint';
+import { SHUTTING_DOWN, type EndpointResult } from '../http/http-pipeline';
 import { errorFields, type Logger } from '../logging/logger';
 import { checkReadiness, type ReadinessProbe } from './check-readiness';
 

@@ -1,9 +1,9 @@
 import type { HttpRequest } from '@azure/functions';
 import { problem, type Problem } from '../errors/problem';
 import { isPreflight, preflightHeaders } from './cors';
-import type { HttpSuccess } from './http-endpoint';
-import { ROUTE_PREFIX } from './http-endpoint';
-import { allowedMethods } from './route-catalogue';
+import type { HttpSuccess } from './http-pipeline';
+import { ROUTE_PREFIX } from './http-pipeline';
+import { allowedMethods, type CataloguedRoute } from './route-catalogue';
 
 /**
  * The answer to a request no function took: 404 for an unknown path; for a known one (its
@@ -11,10 +11,14 @@ import { allowedMethods } from './route-catalogue';
  * `Allow`, and for a CORS preflight the answer `CORS_ALLOWED_ORIGINS` dictates (403 for an origin
  * not on the list). The detail names the allowed methods, never the submitted path.
  */
-export function answerUnmatched(request: HttpRequest, corsAllowedOrigins: readonly string[]): HttpSuccess | Problem {
+export function answerUnmatched(
+  request: HttpRequest,
+  corsAllowedOrigins: readonly string[],
+  routes: readonly CataloguedRoute[],
+): HttpSuccess | Problem {
   const pathname = new URL(request.url).pathname;
   const prefix = `/${ROUTE_PREFIX}/`;
-  const methods = pathname.toLowerCase().startsWith(prefix) ? allowedMethods(pathname.slice(prefix.length)) : undefined;
+  const methods = pathname.toLowerCase().startsWith(prefix) ? allowedMethods(routes, pathname.slice(prefix.length)) : undefined;
   if (!methods) return problem('not_found', { detail: 'No such endpoint.' });
   const allow = [...methods, 'OPTIONS'].join(', ');
   const method = request.method.toUpperCase();

@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROUTE_CATALOGUE } from '../http/route-catalogue';
+import { API_ENDPOINTS } from '../../functions/index';
+import { apiPath, routeMethods } from '../http/endpoint-definition';
 import { conformanceChecker, escape } from '../../test/helpers/openapi-conformance';
-import { API_OPERATIONS } from './api-operations';
+import { endpointTable, TABLE_BEGIN, TABLE_END, withEndpointTable } from './endpoint-table';
 import { openApiJson, type JsonObject } from './openapi-document';
 
 const CHECKED_IN = path.resolve(__dirname, '../../docs/openapi.json');
+const API_PAGE = path.resolve(__dirname, '../../docs/api.md');
+const API_OPERATIONS = API_ENDPOINTS.map((endpoint) => ({ ...endpoint, path: apiPath(endpoint) }));
 
 describe('the OpenAPI document', () => {
   const { document, validateAt, check } = conformanceChecker();
@@ -21,11 +24,24 @@ describe('the OpenAPI document', () => {
   });
 
   it('is checked in as docs/openapi.json, as the code generates it (`npm run openapi` after a change)', () => {
-    expect(readFileSync(CHECKED_IN, 'utf8') === openApiJson(), 'docs/openapi.json is stale: run `npm run openapi`').toBe(true);
+    expect(readFileSync(CHECKED_IN, 'utf8') === openApiJson(API_ENDPOINTS), 'docs/openapi.json is stale: run `npm run openapi`').toBe(true);
+  });
+
+  it("has its endpoint table checked in between docs/api.md's two marker lines, as the code generates it", () => {
+    const page = readFileSync(API_PAGE, 'utf8');
+    expect(page === withEndpointTable(page, endpointTable(API_ENDPOINTS)), 'the table of docs/api.md is stale: run `npm run openapi`').toBe(true);
+    const table = page.slice(page.indexOf(TABLE_BEGIN), page.indexOf(TABLE_END));
+    for (const endpoint of API_ENDPOINTS) expect(table).toContain(`${endpoint.method.toUpperCase()}${endpoint.head ? ', HEAD' : ''} ${apiPath(endpoint)}\``);
+  });
+
+  it('rewrites only the text between the marker lines', () => {
+    const page = `# Title\n\nProse before.\n${TABLE_BEGIN}\nold table\n${TABLE_END}\nProse after.\n`;
+    expect(withEndpointTable(page, 'new table')).toBe(`# Title\n\nProse before.\n${TABLE_BEGIN}\nnew table\n${TABLE_END}\nProse after.\n`);
+    expect(() => withEndpointTable('# No markers\n', 'new table')).toThrow(/BEGIN generated endpoints/);
   });
 
   it('describes every route the app registers, with its methods', () => {
-    const registered = ROUTE_CATALOGUE.flatMap(({ route, methods }) => methods.map((method) => `${method} /api/${route}`)).sort();
+    const registered = routeMethods(API_ENDPOINTS).flatMap(({ route, methods }) => methods.map((method) => `${method} /api/${route}`)).sort();
     const documented = API_OPERATIONS.flatMap((operation) => [
       `${operation.method.toUpperCase()} ${operation.path}`,
       ...(operation.head ? [`HEAD ${operation.path}`] : []),
@@ -49,7 +65,7 @@ describe('the OpenAPI document', () => {
       const base = `/paths/${escape(operation.path)}/${operation.method}`;
       if (operation.body) {
         expect(validateAt(`${base}/requestBody/content/application~1json/schema`, operation.body.example), `${operation.operationId} request`).toEqual([]);
-        const schema = typeof operation.body.schema === 'function' ? operation.body.schema() : operation.body.schema.schema();
+        const schema = operation.body.schema.schema();
         expect(schema['~standard'].validate(operation.body.example), `${operation.operationId} request (zod)`).toMatchObject({ value: operation.body.example });
         checked += 1;
       }

@@ -1,26 +1,56 @@
 import * as z from 'zod/mini';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue';
-import { API_OPERATIONS, PROBLEM, sharedProblemCodes, type ApiOperation, type NamedSchema } from './api-operations';
+import { problemBodySchema } from '../errors/problem';
+import { SECRET_RULE_SENTENCES } from '../family/credential-rules';
+import { apiPath, type HttpEndpoint, type NamedSchema } from '../http/endpoint-definition';
 
 /**
- * The OpenAPI 3.1 document of the API, generated from the endpoints' zod schemas
- * (`api-operations.ts`) and the error catalogue. Built on demand (`GET /api/openapi.json` builds it
- * once, on its first call), never at start: building every schema costs tens of milliseconds a cold
- * start does not need. `npm run openapi` writes it to docs/openapi.json, and a test fails when
- * that copy is stale.
+ * The OpenAPI 3.1 document of the API, generated from the endpoints' definitions (their zod
+ * schemas, access and problem codes) and the error catalogue. Built on demand (`GET
+ * /api/openapi.json` builds it once, on its first call), never at start: building every schema
+ * costs tens of milliseconds a cold start does not need. `npm run openapi` writes it to
+ * docs/openapi.json, and a test fails when that copy is stale.
  */
+
+/** An endpoint as the document describes it (its handler plays no part). */
+export type DocumentedEndpoint = Omit<HttpEndpoint<never>, 'handler' | 'kind' | 'name'>;
+
+/** The problem+json schema, under its component name. */
+export const PROBLEM: NamedSchema = { name: 'Problem', schema: problemBodySchema };
+
+/**
+ * The codes any endpoint may answer with: a repeated query key or a malformed request, a failure,
+ * an unreachable dependency or an app shutting down (503). Whatever the route, the local host
+ * refuses a body over 16 KiB (413), a header section over 32 KiB (431) and a request that does not
+ * arrive within 10 s (408) before any function runs (devhost/http-host.ts).
+ */
+export function sharedProblemCodes(operation: Pick<DocumentedEndpoint, 'body' | 'access'>): ErrorCode[] {
+  return [
+    'invalid_request',
+    'request_timeout',
+    'payload_too_large',
+    ...(operation.body ? (['unsupported_media_type'] as const) : []),
+    'headers_too_large',
+    ...(operation.access === 'public' ? [] : (['unauthenticated'] as const)),
+    'internal_error',
+    'service_unavailable',
+  ];
+}
 
 export type JsonObject = Record<string, unknown>;
 
 const SCHEMA_REF = (name: string) => `#/components/schemas/${name}`;
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
-/** Builds the document (plain JSON, deterministic: the same code gives the same bytes). */
-export function buildOpenApiDocument(): JsonObject {
+/**
+ * Builds the document (plain JSON, deterministic: the same code gives the same bytes).
+ * @param endpoints the endpoints in the order the document lists them.
+ */
+export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]): JsonObject {
   const responses: Record<string, JsonObject> = {};
   const paths: Record<string, Record<string, JsonObject>> = {};
-  for (const operation of API_OPERATIONS) {
-    const pathItem = (paths[operation.path] ??= {});
+  for (const operation of endpoints) {
+    const pathItem = (paths[apiPath(operation)] ??= {});
     pathItem[operation.method] = operationObject(operation, responses);
     if (operation.head) pathItem.head = headOperation(operation, pathItem[operation.method] ?? {});
   }
@@ -38,10 +68,10 @@ export function buildOpenApiDocument(): JsonObject {
       ].join(' '),
     },
     servers: [{ url: '/' }],
-    tags: [...new Set(API_OPERATIONS.map((operation) => operation.tag))].map((name) => ({ name })),
+    tags: [...new Set(endpoints.map((operation) => operation.tag))].map((name) => ({ name })),
     paths,
     components: {
-      schemas: componentSchemas(),
+      schemas: componentSchemas(endpoints),
       responses: Object.fromEntries(Object.keys(responses).sort().map((name) => [name, responses[name]])),
       examples: problemExamples(),
       securitySchemes: securitySchemes(),
@@ -50,8 +80,8 @@ export function buildOpenApiDocument(): JsonObject {
 }
 
 /** The document as served and checked in: two-space JSON with a final newline. */
-export function openApiJson(): string {
-  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+export function openApiJson(endpoints: readonly DocumentedEndpoint[]): string {
+  return `${JSON.stringify(buildOpenApiDocument(endpoints), null, 2)}\n`;
 }
 
 function securitySchemes(): JsonObject {
@@ -66,10 +96,10 @@ function securitySchemes(): JsonObject {
 }
 
 /** Every named request and response schema, with `$ref`s between them, as JSON Schema 2020-12. */
-function componentSchemas(): JsonObject {
+function componentSchemas(endpoints: readonly DocumentedEndpoint[]): JsonObject {
   const requests = new Map<string, z.core.$ZodType>();
   const responses = new Map<string, z.core.$ZodType>([[PROBLEM.name, built(PROBLEM)]]);
-  for (const operation of API_OPERATIONS) {
+  for (const operation of endpoints) {
     if (operation.body) requests.set(operation.body.name, built(operation.body));
     if (operation.success.body) responses.set(operation.success.body.name, built(operation.success.body));
   }
@@ -102,9 +132,9 @@ function toJsonSchemas(named: ReadonlyMap<string, z.core.$ZodType>, io: 'input' 
   );
 }
 
-function operationObject(operation: ApiOperation, sharedResponses: Record<string, JsonObject>): JsonObject {
+function operationObject(operation: DocumentedEndpoint, sharedResponses: Record<string, JsonObject>): JsonObject {
   const parameters = [
-    ...[...operation.path.matchAll(/([^/]+)\/\{([^}]+)\}/g)].map(([, parent, name]) => pathParameter(name ?? '', parent === 'sessions')),
+    ...[...apiPath(operation).matchAll(/([^/]+)\/\{([^}]+)\}/g)].map(([, parent, name]) => pathParameter(name ?? '', parent === 'sessions')),
     ...(operation.query ?? []).map((parameter) => ({ in: 'query', required: false, ...parameter })),
   ];
   const who = operation.access === 'public' ? 'Public.' : `Who: ${operation.access} (\`Authorization: Bearer <session token>\`).`;
@@ -128,7 +158,7 @@ function operationObject(operation: ApiOperation, sharedResponses: Record<string
 }
 
 /** `HEAD` of a `GET`: the same statuses and headers, no content (RFC 9110 §9.3.2). */
-function headOperation(operation: ApiOperation, get: JsonObject): JsonObject {
+function headOperation(operation: DocumentedEndpoint, get: JsonObject): JsonObject {
   const responses = Object.fromEntries(
     Object.entries(get.responses as Record<string, JsonObject>).map(([status, { content: _content, ...response }]) => [
       status,
@@ -145,7 +175,7 @@ function pathParameter(name: string, isSession: boolean): JsonObject {
   return { in: 'path', name, required: true, schema };
 }
 
-function successResponse(operation: ApiOperation): JsonObject {
+function successResponse(operation: DocumentedEndpoint): JsonObject {
   const { success } = operation;
   if (success.status === 204) return { '204': { description: success.description } };
   const schema = success.body ? { $ref: SCHEMA_REF(success.body.name) } : { type: 'object' };
@@ -161,7 +191,7 @@ function successResponse(operation: ApiOperation): JsonObject {
  * One response per status, its `code` limited to the codes this endpoint answers with at that
  * status; each distinct set of codes is one entry of `components.responses` the operations refer to.
  */
-function problemResponses(operation: ApiOperation, shared: Record<string, JsonObject>): JsonObject {
+function problemResponses(operation: DocumentedEndpoint, shared: Record<string, JsonObject>): JsonObject {
   const codes = [...new Set<ErrorCode>([...operation.problems, ...sharedProblemCodes(operation)])];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -210,8 +240,8 @@ const EXAMPLE_ERRORS: Partial<Record<ErrorCode, JsonObject>> = {
     ],
   },
   weak_secret: {
-    detail: 'A PIN has 6 to 12 digits and must not be common, a run or one repeated digit.',
-    errors: [{ pointer: '/pin', code: 'sequence', detail: 'A PIN has 6 to 12 digits and must not be common, a run or one repeated digit.' }],
+    detail: SECRET_RULE_SENTENCES.pin,
+    errors: [{ pointer: '/pin', code: 'sequence', detail: SECRET_RULE_SENTENCES.pin }],
   },
 };
 

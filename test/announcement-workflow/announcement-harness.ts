@@ -45,7 +45,7 @@ let draftCounter = 0;
 export async function createAnnouncementHarness(): Promise<AnnouncementHarness> {
   const h = await createFlowHarness();
   const queue = switchableQueue();
-  const deps: AnnouncementDeps = { ...h.services.auth, fanoutQueue: queue };
+  const deps: AnnouncementDeps = { ...h.services.corePorts, fanoutQueue: queue };
   const author = await h.insertAdult({ role: 'author' });
   const admin = await h.insertAdult({ role: 'admin' });
   return {

@@ -1,17 +1,17 @@
 import { InvocationContext, type Timer } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueOwedFanouts } from '../../shared/announcement-workflow/enqueue-fanout';
-import { sampleQueueDepth } from '../../shared/announcement-workflow/queue-depth';
+import { sampleApprovalQueue } from '../../functions/queue-depth-timer';
 import { approveAnnouncement, submitAnnouncement } from '../../shared/announcement-workflow/take-workflow-step';
-import { backgroundHandler } from '../../shared/background/background-handler';
+import type { AppServices } from '../../shared/composition-root';
+import { backgroundHandlerOf } from '../../shared/composition/app-functions';
 import { HOUR, MINUTE } from '../auth/flows/flow-harness';
 import { createAnnouncementHarness, type AnnouncementHarness } from './announcement-harness';
 
 /**
  * The queue-depth timer against an injected clock (contract section 11): the count of queued
  * announcements, the age of the oldest, the `approval.queue_depth` event and gauge, and the warn
- * line once the oldest has waited more than 48 hours, run through the same background wrapper as
- * functions/queue-depth-timer.ts.
+ * line once the oldest has waited more than 48 hours, by the real timer function
+ * (functions/queue-depth-timer.ts) through the background wrapper its registration uses.
  */
 
 let t: AnnouncementHarness;
@@ -35,12 +35,10 @@ function invocation(): InvocationContext {
   });
 }
 
-/** One run of the timer function as functions/queue-depth-timer.ts makes it. */
+/** One run of the real timer function (functions/queue-depth-timer.ts), on the harness's services and its queue. */
 async function runTimer(): Promise<void> {
-  await backgroundHandler<Timer>('queue-depth-timer', t.h.services, async () => {
-    await sampleQueueDepth(t.deps);
-    await enqueueOwedFanouts(t.deps);
-  })(timer, invocation());
+  const services: AppServices = { ...t.h.services, fanoutQueue: t.queue };
+  await backgroundHandlerOf<Timer>(sampleApprovalQueue, () => services)(timer, invocation());
 }
 
 function lastSample(): { event: unknown; metric: unknown } {
@@ -118,10 +116,8 @@ describe('the queue-depth timer', () => {
 
 describe('a failing run', () => {
   it('writes an error line with errorCode and stack, tracks the exception and throws for the host', async () => {
-    const broken = { ...t.h.services, database: { get: () => Promise.reject(new Error('database gone')), close: async () => undefined } };
-    const run = backgroundHandler<Timer>('queue-depth-timer', t.h.services, async () => {
-      await sampleQueueDepth(broken);
-    });
+    const broken: AppServices = { ...t.h.services, database: { get: () => Promise.reject(new Error('database gone')), close: async () => undefined } };
+    const run = backgroundHandlerOf<Timer>(sampleApprovalQueue, () => broken);
     await expect(run(timer, invocation())).rejects.toThrow('database gone');
     const line = t.h.sink.lines.find((l) => l.message === 'background function failed');
     expect(line).toMatchObject({

@@ -1,4 +1,6 @@
 import { HttpRequest } from '@azure/functions';
+import { listAnnouncementsEndpoint } from '../../functions/announcements';
+import { httpHandlerOf } from '../../shared/composition/app-functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireSection } from '../../shared/children/require-section';
 import { updateChild } from '../../shared/family/update-child';
@@ -40,22 +42,22 @@ describe('requireSection', () => {
   it('lets adults into every section without an audit row', async () => {
     const mark = h.auditMark();
     for (const section of ['announcements', 'events', 'groups', 'media'] as const) {
-      expect(await requireSection(parent, section, h.services.auth)).toBeUndefined();
+      expect(await requireSection(parent, section, h.services.corePorts)).toBeUndefined();
     }
     expect(h.auditAfter(mark)).toEqual([]);
   });
 
   it('lets a child into the sections its parent opened', async () => {
     const mark = h.auditMark();
-    expect(await requireSection(child, 'announcements', h.services.auth)).toBeUndefined();
-    expect(await requireSection(child, 'events', h.services.auth)).toBeUndefined();
+    expect(await requireSection(child, 'announcements', h.services.corePorts)).toBeUndefined();
+    expect(await requireSection(child, 'events', h.services.corePorts)).toBeUndefined();
     expect(h.auditAfter(mark)).toEqual([]);
   });
 
   it('refuses a child elsewhere: forbidden, a log line with the child’s userId and the section, an authz_fail row', async () => {
     const traceId = newTraceId();
     const mark = h.auditMark();
-    const refused = await runWithLogContext({ traceId, userId: child.id }, () => requireSection(child, 'media', h.services.auth));
+    const refused = await runWithLogContext({ traceId, userId: child.id }, () => requireSection(child, 'media', h.services.corePorts));
     expect(refused).toBeDefined();
     if (!refused) return;
     expect(problemBody(refused, traceId)).toMatchObject({ status: 403, code: 'forbidden', traceId });
@@ -79,34 +81,29 @@ describe('requireSection', () => {
   });
 
   it('reads the scopes fresh: the parent’s change applies to the very next call', async () => {
-    expect(await requireSection(child, 'groups', h.services.auth)).toMatchObject({ code: 'forbidden' });
-    expect((await updateChild(parent, child.id, { scopes: ['announcements', 'events', 'groups'] }, h.services.childAuth)).ok).toBe(true);
-    expect(await requireSection(child, 'groups', h.services.auth)).toBeUndefined();
-    expect((await updateChild(parent, child.id, { scopes: ['announcements', 'events'] }, h.services.childAuth)).ok).toBe(true);
-    expect(await requireSection(child, 'groups', h.services.auth)).toMatchObject({ code: 'forbidden' });
+    expect(await requireSection(child, 'groups', h.services.corePorts)).toMatchObject({ code: 'forbidden' });
+    expect((await updateChild(parent, child.id, { scopes: ['announcements', 'events', 'groups'] }, h.services.childAccountPorts)).ok).toBe(true);
+    expect(await requireSection(child, 'groups', h.services.corePorts)).toBeUndefined();
+    expect((await updateChild(parent, child.id, { scopes: ['announcements', 'events'] }, h.services.childAccountPorts)).ok).toBe(true);
+    expect(await requireSection(child, 'groups', h.services.corePorts)).toMatchObject({ code: 'forbidden' });
   });
 });
 
-describe('the guard inside the HTTP pipeline', () => {
-  const mediaEndpoint = () =>
-    h.services.endpoint({ route: 'v1/media', authenticated: true }, async (scope) => {
-      const auth = scope.caller;
-      const refused = await requireSection(auth.user, 'media', h.services.auth);
-      if (refused) return refused;
-      return { status: 200, jsonBody: { items: [], nextCursor: null } };
-    });
+describe('the guard inside the HTTP pipeline (the real GET /api/v1/announcements)', () => {
+  const announcementsEndpoint = () => httpHandlerOf(listAnnouncementsEndpoint, h.services);
 
   it('answers 403 problem+json, logged and audited under the request’s trace id with the child as userId', async () => {
+    expect((await updateChild(parent, child.id, { scopes: ['events'] }, h.services.childAccountPorts)).ok).toBe(true);
     const traceId = newTraceId();
     const mark = h.auditMark();
     const answer = await call(
-      mediaEndpoint(),
+      announcementsEndpoint(),
       new HttpRequest({
         method: 'GET',
-        url: 'http://localhost:7071/api/v1/media',
+        url: 'http://localhost:7071/api/v1/announcements',
         headers: { authorization: `Bearer ${childToken}`, traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
       }),
-      'media',
+      'announcements-list',
     );
     expect(answer.status).toBe(403);
     expect(answer.headers['Content-Type']).toBe('application/problem+json');
@@ -114,25 +111,25 @@ describe('the guard inside the HTTP pipeline', () => {
 
     const requestId = answer.headers['X-Request-Id'];
     const refusedLine = h.sink.lines.find((line) => line.message === 'section access refused' && line.requestId === requestId);
-    expect(refusedLine).toMatchObject({ userId: child.id, section: 'media', traceId, endpoint: 'GET /api/v1/media' });
+    expect(refusedLine).toMatchObject({ userId: child.id, section: 'announcements', traceId, endpoint: 'GET /api/v1/announcements' });
     const handled = h.sink.lines.find((line) => line.message === 'request handled' && line.requestId === requestId);
     expect(handled).toMatchObject({ userId: child.id, statusCode: 403, errorCode: 'forbidden' });
 
     expect(h.auditAfter(mark).map((row) => [row.eventType, row.actorUserId, row.targetId, row.traceId])).toEqual([
-      ['authz_fail', child.id, 'media', traceId],
+      ['authz_fail', child.id, 'announcements', traceId],
     ]);
   });
 
   it('lets an adult through, and a child once the section is opened; no session is refused before the guard', async () => {
     const get = (authorization?: string) =>
       call(
-        mediaEndpoint(),
+        announcementsEndpoint(),
         new HttpRequest({
           method: 'GET',
-          url: 'http://localhost:7071/api/v1/media',
+          url: 'http://localhost:7071/api/v1/announcements',
           ...(authorization ? { headers: { authorization } } : {}),
         }),
-        'media',
+        'announcements-list',
       );
     const mark = h.auditMark();
     const noSession = await get();
@@ -146,7 +143,7 @@ describe('the guard inside the HTTP pipeline', () => {
     expect(h.auditAfter(mark)).toEqual([]);
 
     // The child with the section opened gets through.
-    expect((await updateChild(parent, child.id, { scopes: ['media'] }, h.services.childAuth)).ok).toBe(true);
+    expect((await updateChild(parent, child.id, { scopes: ['announcements'] }, h.services.childAccountPorts)).ok).toBe(true);
     expect((await get(`Bearer ${childToken}`)).status).toBe(200);
     expect(h.auditAfter(mark).map((row) => row.eventType)).toEqual(['child_updated', 'consent_given', 'consent_withdrawn']);
   });

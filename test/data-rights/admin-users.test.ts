@@ -87,7 +87,7 @@ describe('NEW_USER_STATUS=pending_approval', () => {
   it('lets an administrator approve: active, user_approved, and the next sign-in works', async () => {
     const waiting = userBySubject('canary-sub-newcomer-1');
     const mark = h.auditMark();
-    const approved = await approveUser(admin, waiting.id, h.services.auth);
+    const approved = await approveUser(admin, waiting.id, h.services.corePorts);
     expect(approved).toMatchObject({ ok: true, user: { id: waiting.id, status: 'active', role: 'member' } });
     const rows = h.auditAfter(mark);
     expect(rows.map((row) => [row.eventType, row.outcome, row.actorUserId, row.subjectUserId])).toEqual([
@@ -99,7 +99,7 @@ describe('NEW_USER_STATUS=pending_approval', () => {
 
     // Approving an active user changes nothing and writes nothing.
     const again = h.auditMark();
-    expect(await approveUser(admin, waiting.id, h.services.auth)).toMatchObject({ ok: true, user: { status: 'active' } });
+    expect(await approveUser(admin, waiting.id, h.services.corePorts)).toMatchObject({ ok: true, user: { status: 'active' } });
     expect(h.auditAfter(again)).toEqual([]);
   });
 
@@ -107,11 +107,11 @@ describe('NEW_USER_STATUS=pending_approval', () => {
     const second = await h.insertAdult({ role: 'admin', subject: 'canary-sub-second-admin' });
     const waiting = await h.insertAdult({ status: 'pending_approval', subject: 'canary-sub-race-approval' });
     const mark = h.auditMark();
-    const approvals = await Promise.all([approveUser(admin, waiting.id, h.services.auth), approveUser(second, waiting.id, h.services.auth)]);
+    const approvals = await Promise.all([approveUser(admin, waiting.id, h.services.corePorts), approveUser(second, waiting.id, h.services.corePorts)]);
     expect(approvals.map((result) => result.ok)).toEqual([true, true]);
     const roles = await Promise.all([
-      changeUserRole(admin, waiting.id, 'author', h.services.auth),
-      changeUserRole(second, waiting.id, 'author', h.services.auth),
+      changeUserRole(admin, waiting.id, 'author', h.services.corePorts),
+      changeUserRole(second, waiting.id, 'author', h.services.corePorts),
     ]);
     expect(roles.map((result) => result.ok)).toEqual([true, true]);
     const events = h.auditAfter(mark).map((row) => row.eventType);
@@ -125,15 +125,15 @@ describe('who may administer', () => {
     const member = userBySubject('canary-sub-newcomer-1');
     const waiting = userBySubject('canary-sub-newcomer-2');
     const mark = h.auditMark();
-    expect(await approveUser(member, waiting.id, h.services.auth)).toMatchObject({ ok: false, problem: { code: 'forbidden' } });
-    expect(await changeUserRole(member, waiting.id, 'admin', h.services.auth)).toMatchObject({
+    expect(await approveUser(member, waiting.id, h.services.corePorts)).toMatchObject({ ok: false, problem: { code: 'forbidden' } });
+    expect(await changeUserRole(member, waiting.id, 'admin', h.services.corePorts)).toMatchObject({
       ok: false,
       problem: { code: 'forbidden' },
     });
-    expect(await changeUserRole(member, member.id, 'admin', h.services.auth)).toMatchObject({ ok: false, problem: { code: 'forbidden' } });
+    expect(await changeUserRole(member, member.id, 'admin', h.services.corePorts)).toMatchObject({ ok: false, problem: { code: 'forbidden' } });
     // An admin role on a disabled or pending account does not count either.
     const disabledAdmin = await h.insertAdult({ role: 'admin', status: 'disabled' });
-    expect(await approveUser(disabledAdmin, waiting.id, h.services.auth)).toMatchObject({ ok: false, problem: { code: 'forbidden' } });
+    expect(await approveUser(disabledAdmin, waiting.id, h.services.corePorts)).toMatchObject({ ok: false, problem: { code: 'forbidden' } });
     expect(userBySubject('canary-sub-newcomer-2')).toMatchObject({ status: 'pending_approval', role: 'member' });
     expect(userBySubject('canary-sub-newcomer-1').role).toBe('member');
     expect(h.auditAfter(mark)).toEqual([]);
@@ -141,14 +141,14 @@ describe('who may administer', () => {
 
   it('refuses an administrator’s change of their own role', async () => {
     const mark = h.auditMark();
-    expect(await changeUserRole(admin, admin.id, 'member', h.services.auth)).toMatchObject({ ok: false, problem: { code: 'forbidden' } });
+    expect(await changeUserRole(admin, admin.id, 'member', h.services.corePorts)).toMatchObject({ ok: false, problem: { code: 'forbidden' } });
     expect(userBySubject('canary-sub-founder').role).toBe('admin');
     expect(h.auditAfter(mark)).toEqual([]);
     // Another administrator may.
     const second = await signIn('canary-sub-second-founder');
     if (!second.ok) throw new Error('second bootstrap admin refused');
-    expect(await changeUserRole(second.user, admin.id, 'author', h.services.auth)).toMatchObject({ ok: true, user: { role: 'author' } });
-    expect(await changeUserRole(second.user, admin.id, 'admin', h.services.auth)).toMatchObject({ ok: true, user: { role: 'admin' } });
+    expect(await changeUserRole(second.user, admin.id, 'author', h.services.corePorts)).toMatchObject({ ok: true, user: { role: 'author' } });
+    expect(await changeUserRole(second.user, admin.id, 'admin', h.services.corePorts)).toMatchObject({ ok: true, user: { role: 'admin' } });
     admin = { ...admin, role: 'admin' };
   });
 
@@ -156,14 +156,14 @@ describe('who may administer', () => {
     const parent = userBySubject('canary-sub-newcomer-1');
     const child = await h.createChild(parent, 'canary-kid-admin-target', '6284019');
     const mark = h.auditMark();
-    expect(await approveUser(admin, child.id, h.services.auth)).toMatchObject({ ok: false, problem: { code: 'invalid_request' } });
-    expect(await changeUserRole(admin, child.id, 'admin', h.services.auth)).toMatchObject({
+    expect(await approveUser(admin, child.id, h.services.corePorts)).toMatchObject({ ok: false, problem: { code: 'invalid_request' } });
+    expect(await changeUserRole(admin, child.id, 'admin', h.services.corePorts)).toMatchObject({
       ok: false,
       problem: { code: 'invalid_request' },
     });
     const unknown = '00000000-0000-4000-8000-00000000dead';
-    expect(await approveUser(admin, unknown, h.services.auth)).toMatchObject({ ok: false, problem: { code: 'not_found' } });
-    expect(await changeUserRole(admin, unknown, 'author', h.services.auth)).toMatchObject({ ok: false, problem: { code: 'not_found' } });
+    expect(await approveUser(admin, unknown, h.services.corePorts)).toMatchObject({ ok: false, problem: { code: 'not_found' } });
+    expect(await changeUserRole(admin, unknown, 'author', h.services.corePorts)).toMatchObject({ ok: false, problem: { code: 'not_found' } });
     expect(h.rows('SELECT role FROM Users WHERE id = @id', { id: child.id })).toEqual([{ role: 'child' }]);
     expect(h.auditAfter(mark)).toEqual([]);
   });
@@ -176,7 +176,7 @@ describe('who may administer', () => {
     const result = await signIn('canary-sub-newcomer-3');
     expect(result.ok ? 'ok' : result.problem.code).toBe('account_disabled');
     expect(h.auditAfter(mark).map((row) => [row.eventType, row.reason])).toEqual([['authn_login_fail', 'disabled']]);
-    expect(await approveUser(admin, target.id, h.services.auth)).toMatchObject({ ok: false, problem: { code: 'invalid_transition' } });
+    expect(await approveUser(admin, target.id, h.services.corePorts)).toMatchObject({ ok: false, problem: { code: 'invalid_transition' } });
   });
 });
 

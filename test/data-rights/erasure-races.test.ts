@@ -69,10 +69,10 @@ describe('an adult sign-in that races the erasure of its account', () => {
   ])('%s writes nothing to the tombstone and signs in as a new account, as a sign-in after the erasure would', async (_, newAddress) => {
     const { user, sub } = await signedInAdult();
     const token = h.idToken(sub, newAddress ? { email: `race-new-${counter}@example.test` } : {});
-    const database = await racing(h.services.auth.database, async () => {
-      expect(await eraseOwnAccount(user, other.auth)).toEqual({ ok: true });
+    const database = await racing(h.services.corePorts.database, async () => {
+      expect(await eraseOwnAccount(user, other.corePorts)).toEqual({ ok: true });
     });
-    const result = await h.signInAdult(token, { ...h.services, auth: { ...h.services.auth, database } });
+    const result = await h.signInAdult(token, { ...h.services, corePorts: { ...h.services.corePorts, database } });
 
     expect(result).toMatchObject({ ok: true, created: true });
     if (!result.ok) return;
@@ -90,10 +90,10 @@ describe('an adult sign-in that races the erasure of its account', () => {
 
   it('signs in as before when nothing happened in between (the re-read under the lock passes)', async () => {
     const { user, sub } = await signedInAdult();
-    const database = await racing(h.services.auth.database, async () => undefined);
+    const database = await racing(h.services.corePorts.database, async () => undefined);
     const result = await h.signInAdult(h.idToken(sub, { email: `race-moved-${counter}@example.test` }), {
       ...h.services,
-      auth: { ...h.services.auth, database },
+      corePorts: { ...h.services.corePorts, database },
     });
     expect(result).toMatchObject({ ok: true, created: false, user: { id: user.id, email: `race-moved-${counter}@example.test` } });
     expect(h.rows('SELECT email FROM Users WHERE id = @id', { id: user.id })).toEqual([{ email: `race-moved-${counter}@example.test` }]);
@@ -103,21 +103,21 @@ describe('an adult sign-in that races the erasure of its account', () => {
 describe('a change of notification settings that races the erasure of its account', () => {
   it('registers no device and answers 401', async () => {
     const { user } = await signedInAdult();
-    const database = await racing(h.services.auth.database, async () => {
-      expect(await eraseOwnAccount(user, other.auth)).toEqual({ ok: true });
+    const database = await racing(h.services.corePorts.database, async () => {
+      expect(await eraseOwnAccount(user, other.corePorts)).toEqual({ ok: true });
     });
     const device = `ExponentPushToken[erasure-race-device-${counter}]`;
     h.canaries.add(device);
-    expect(await registerDevice(user, device, { ...h.services.auth, database })).toMatchObject({ kind: 'problem', code: 'unauthenticated' });
+    expect(await registerDevice(user, device, { ...h.services.corePorts, database })).toMatchObject({ kind: 'problem', code: 'unauthenticated' });
     expect(count('SELECT token FROM PushTokens WHERE userId = @id', { id: user.id })).toBe(0);
   });
 
   it('stores no preferences and answers 401', async () => {
     const { user } = await signedInAdult();
-    const database = await racing(h.services.auth.database, async () => {
-      expect(await eraseOwnAccount(user, other.auth)).toEqual({ ok: true });
+    const database = await racing(h.services.corePorts.database, async () => {
+      expect(await eraseOwnAccount(user, other.corePorts)).toEqual({ ok: true });
     });
-    expect(await changePreferences(user, { sms: false }, { ...h.services.auth, database })).toMatchObject({ kind: 'problem', code: 'unauthenticated' });
+    expect(await changePreferences(user, { sms: false }, { ...h.services.corePorts, database })).toMatchObject({ kind: 'problem', code: 'unauthenticated' });
     expect(count('SELECT userId FROM NotificationPreferences WHERE userId = @id', { id: user.id })).toBe(0);
   });
 });
@@ -128,12 +128,12 @@ describe("a child's device registration that races the child's erasure", () => {
     await h.createChild(parent, 'race.device-kid', '6150284');
     const signedIn = await h.signInChild('race.device-kid', '6150284');
     if (!signedIn.ok) throw new Error('the child could not sign in');
-    const database = await racing(h.services.auth.database, async () => {
-      expect(await deleteChild(parent, signedIn.user.id, other.childAuth, { erase: true })).toEqual({ ok: true });
+    const database = await racing(h.services.corePorts.database, async () => {
+      expect(await deleteChild(parent, signedIn.user.id, other.childAccountPorts, { erase: true })).toEqual({ ok: true });
     });
     const device = 'ExponentPushToken[erasure-race-kid-device]';
     h.canaries.add(device);
-    expect(await registerDevice(signedIn.user, device, { ...h.services.auth, database })).toMatchObject({ code: 'unauthenticated' });
+    expect(await registerDevice(signedIn.user, device, { ...h.services.corePorts, database })).toMatchObject({ code: 'unauthenticated' });
     expect(count('SELECT token FROM PushTokens WHERE userId = @id', { id: signedIn.user.id })).toBe(0);
   });
 });
@@ -143,10 +143,10 @@ describe("a child's failed sign-in that races the child's erasure", () => {
     const parent = await h.insertAdult();
     const child = await h.createChild(parent, 'race.erased-kid', '4058172');
     const mark = h.auditMark();
-    const database = await racing(h.services.childAuth.database, async () => {
-      expect(await deleteChild(parent, child.id, other.childAuth, { erase: true })).toEqual({ ok: true });
+    const database = await racing(h.services.childAccountPorts.database, async () => {
+      expect(await deleteChild(parent, child.id, other.childAccountPorts, { erase: true })).toEqual({ ok: true });
     });
-    const result = await h.signInChild('race.erased-kid', '9999999', { services: { ...h.services, childAuth: { ...h.services.childAuth, database } } });
+    const result = await h.signInChild('race.erased-kid', '9999999', { services: { ...h.services, childAccountPorts: { ...h.services.childAccountPorts, database } } });
     expect(result).toMatchObject({ ok: false, problem: { code: 'invalid_credentials' } });
     const failures = h.auditAfter(mark).filter((row) => row.eventType === 'authn_login_fail');
     expect(failures.map((row) => [row.subjectUserId, row.reason])).toEqual([[null, 'user_not_found']]);

@@ -5,6 +5,7 @@ import type { ApiClient, ApiResponse } from '../helpers/api-client';
 import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';
 import { PROJECT_ROOT } from '../helpers/local-host';
+import { SECRET_RULE_SENTENCES } from '../../shared/family/credential-rules';
 
 /**
  * The OpenAPI document as served (`GET /api/openapi.json`, the checked-in copy) and the `errors`
@@ -119,7 +120,7 @@ describe('errors that point at the field', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({
       code: 'weak_secret',
-      errors: [{ pointer: '/pin', code: 'sequence', detail: 'A PIN has 6 to 12 digits and must not be common, a run or one repeated digit.' }],
+      errors: [{ pointer: '/pin', code: 'sequence', detail: SECRET_RULE_SENTENCES.pin }],
     });
     const password = await send('POST', '/api/v1/children', { username, password: username, scopes: ['announcements'] });
     expect(password.body).toMatchObject({ code: 'weak_secret', errors: [{ pointer: '/password', code: 'matches_username' }] });

@@ -35,7 +35,7 @@ afterAll(async () => {
  * its transaction: after its first read of the child, before the lock.
  */
 async function racing(beforeTransaction: () => Promise<void>): Promise<ChildManagementDeps> {
-  const deps = h.services.childAuth;
+  const deps = h.services.childAccountPorts;
   const db = await deps.database.get();
   let raced = false;
   const wrapped: Database = {
@@ -67,7 +67,7 @@ describe('a PATCH that races a DELETE of the same child', () => {
     const consentsBefore = count('SELECT id FROM ChildConsents WHERE childUserId = @id', { id: child.id });
     const mark = h.auditMark();
     const deps = await racing(async () => {
-      expect(await deleteChild(parent, child.id, other.childAuth, options)).toEqual({ ok: true });
+      expect(await deleteChild(parent, child.id, other.childAccountPorts, options)).toEqual({ ok: true });
     });
     const patch: ChildPatch = { scopes: ['announcements', 'events'], status: 'active' };
     const result = await updateChild(parent, child.id, patch, deps);

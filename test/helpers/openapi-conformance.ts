@@ -7,6 +7,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { buildOpenApiDocument, type JsonObject } from '../../shared/openapi/openapi-document';
+import { API_ENDPOINTS } from '../../functions/index';
 
 export interface ApiExchange {
   method: string;
@@ -32,7 +33,7 @@ let shared: ConformanceChecker | undefined;
 
 /** The checker of the document generated from the code (built once). */
 export function conformanceChecker(): ConformanceChecker {
-  shared ??= createChecker(buildOpenApiDocument());
+  shared ??= createChecker(buildOpenApiDocument(API_ENDPOINTS));
   return shared;
 }
 

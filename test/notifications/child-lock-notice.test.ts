@@ -72,7 +72,7 @@ async function lockedChild(options: { queue?: ReturnType<typeof inMemoryNoticeQu
   const child = await f.h.createChild(parent.user as User, username, PIN);
   const queue = options.queue === 'down' || options.queue === undefined ? inMemoryNoticeQueue() : options.queue;
   // The harness's own services have no queue storage: their notice queue is down.
-  const deps = options.queue === 'down' ? f.h.services.childAuth : { ...f.h.services.childAuth, noticeQueue: queue };
+  const deps = options.queue === 'down' ? f.h.services.childAccountPorts : { ...f.h.services.childAccountPorts, noticeQueue: queue };
   const answers: string[] = [];
   for (let n = 0; n < 10; n += 1) {
     // Past the longest wait of the throttle, so every guess is evaluated.
@@ -119,7 +119,7 @@ describe('the lock', () => {
     counter += 1;
     const username = `quokka.slow${counter}`;
     const child = await f.h.createChild(parent.user as User, username, PIN);
-    const deps = { ...f.h.services.childAuth, noticeQueue: slow };
+    const deps = { ...f.h.services.childAccountPorts, noticeQueue: slow };
     for (let n = 0; n < 10; n += 1) {
       if (n > 0) f.h.clock.advance(16 * MINUTE);
       const wrong = String(6_200_000 + n);

@@ -1,11 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { allowedMethods, ROUTE_CATALOGUE } from '../../shared/http/route-catalogue';
+import { API_ENDPOINTS } from '../../functions/index';
+import { routeMethods } from '../../shared/http/endpoint-definition';
+import { allowedMethods } from '../../shared/http/route-catalogue';
+
+const ROUTE_CATALOGUE = routeMethods(API_ENDPOINTS);
 import { ROOT } from './worker-load';
 
 /**
- * The catch-all tells 405 from 404 by `ROUTE_CATALOGUE`: it must list exactly the HTTP routes and
- * methods the built app registers (read here by loading the bundle as the worker does).
+ * The catch-all tells 405 from 404 by the endpoints' routes (`routeMethods`): they must be exactly
+ * the HTTP routes and methods the built app registers (read here by loading the bundle as the
+ * worker does).
  */
 function registeredRoutes(): { route: string; methods: string[] }[] {
   const script = `
@@ -49,9 +54,9 @@ describe('the route catalogue', () => {
   });
 
   it('matches paths as the hosts do: literals in any case, a parameter per segment, a trailing slash ignored', () => {
-    expect(allowedMethods('v1/Children/abc/SESSIONS/')).toEqual(['GET', 'DELETE']);
-    expect(allowedMethods('health')).toEqual(['GET', 'HEAD']);
-    expect(allowedMethods('v1/children//sessions')).toBeUndefined();
-    expect(allowedMethods('v1/nope')).toBeUndefined();
+    expect(allowedMethods(ROUTE_CATALOGUE, 'v1/Children/abc/SESSIONS/')).toEqual(['GET', 'DELETE']);
+    expect(allowedMethods(ROUTE_CATALOGUE, 'health')).toEqual(['GET', 'HEAD']);
+    expect(allowedMethods(ROUTE_CATALOGUE, 'v1/children//sessions')).toBeUndefined();
+    expect(allowedMethods(ROUTE_CATALOGUE, 'v1/nope')).toBeUndefined();
   });
 });

@@ -25,7 +25,7 @@ beforeAll(async () => {
     close: () => db.close(),
     transaction: (work) => db.transaction((tx) => work({ ...tx, tryLock: async () => false })),
   };
-  busy = { ...h.services, auth: { ...h.services.auth, database: { ...h.services.database, get: async () => wrapped } } };
+  busy = { ...h.services, corePorts: { ...h.services.corePorts, database: { ...h.services.database, get: async () => wrapped } } };
 });
 
 afterAll(async () => {

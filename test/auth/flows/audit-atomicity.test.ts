@@ -1,6 +1,7 @@
 import { HttpRequest } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChildBody, secretOf } from '../../../shared/family/child-request-schemas';
+import { createChildAccount } from '../../../functions/children';
+import { httpHandlerOf } from '../../../shared/composition/app-functions';
 import { createChild } from '../../../shared/family/create-child';
 import { updateChild } from '../../../shared/family/update-child';
 import { startSession } from '../../../shared/sessions/start-session';
@@ -63,7 +64,7 @@ describe('when the audit row cannot be written', () => {
     h.canaries.add('canary-kid-atomic', '3816402');
     await expect(
       withAuditRefusing('child_created', () =>
-        createChild(parent, { username: 'canary-kid-atomic', secret: { kind: 'pin', value: '3816402' }, scopes: ['events'] }, h.services.childAuth),
+        createChild(parent, { username: 'canary-kid-atomic', secret: { kind: 'pin', value: '3816402' }, scopes: ['events'] }, h.services.childAccountPorts),
       ),
     ).rejects.toSatisfy(auditRowRefused);
     expect(count('SELECT id FROM Users')).toBe(usersBefore);
@@ -84,7 +85,7 @@ describe('when the audit row cannot be written', () => {
     h.canaries.add('canary-kid-no-consent', '5829301');
     await expect(
       withAuditRefusing('consent_given', () =>
-        createChild(parent, { username: 'canary-kid-no-consent', secret: { kind: 'pin', value: '5829301' }, scopes: ['events'] }, h.services.childAuth),
+        createChild(parent, { username: 'canary-kid-no-consent', secret: { kind: 'pin', value: '5829301' }, scopes: ['events'] }, h.services.childAccountPorts),
       ),
     ).rejects.toSatisfy(auditRowRefused);
     expect(count(`SELECT userId FROM ChildAccounts WHERE username = 'canary-kid-no-consent'`)).toBe(0);
@@ -100,7 +101,7 @@ describe('when the audit row cannot be written', () => {
     const mark = h.auditMark();
     for (const eventType of ['consent_given', 'consent_withdrawn']) {
       await expect(
-        withAuditRefusing(eventType, () => updateChild(parent, child.id, { scopes: ['events'] }, h.services.childAuth)),
+        withAuditRefusing(eventType, () => updateChild(parent, child.id, { scopes: ['events'] }, h.services.childAccountPorts)),
       ).rejects.toSatisfy(auditRowRefused);
       expect(h.rows('SELECT scopes FROM ChildAccounts WHERE userId = @id', { id: child.id })).toEqual(before);
       expect(h.rows('SELECT * FROM ChildConsents WHERE childUserId = @id', { id: child.id })).toEqual(consentsBefore);
@@ -112,15 +113,8 @@ describe('when the audit row cannot be written', () => {
     const db = await h.services.database.get();
     const session = await startSession(db, parent, h.clock.now(), { random: h.services.random, policy: h.services.sessionPolicy });
     h.canaries.add(session.token, session.token.split('.')[1] ?? '', 'canary-kid-http-atomic', '4927513');
-    // The children-create handler, as functions/children-create.ts builds it.
-    const endpoint = h.services.endpoint({ route: 'v1/children', body: createChildBody, authenticated: true }, async (scope) => {
-      const auth = scope.caller;
-      const secret = secretOf(scope.body);
-      if (!secret) throw new Error('the body schema guarantees a secret');
-      const result = await createChild(auth.user, { username: scope.body.username, secret, scopes: scope.body.scopes }, h.services.childAuth);
-      if (!result.ok) return result.problem;
-      return { status: 201, jsonBody: result.child };
-    });
+    // The real children-create endpoint, on the harness's services.
+    const endpoint = httpHandlerOf(createChildAccount, h.services);
     const exceptionsBefore = h.telemetry.itemsOf('exception').length;
     const answer = await withAuditRefusing('child_created', () =>
       call(
@@ -159,7 +153,7 @@ describe('when the audit row cannot be written', () => {
     h.canaries.add(newPin);
     await expect(
       withAuditRefusing('child_updated', () =>
-        updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin }, scopes: ['media'] }, h.services.childAuth),
+        updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin }, scopes: ['media'] }, h.services.childAccountPorts),
       ),
     ).rejects.toSatisfy(auditRowRefused);
 
@@ -178,7 +172,7 @@ describe('when the audit row cannot be written', () => {
     const db = await h.services.database.get();
     const session = await startSession(db, member, h.clock.now(), { random: h.services.random, policy: h.services.sessionPolicy });
     h.canaries.add(session.token, session.token.split('.')[1] ?? '');
-    await expect(withAuditRefusing('authz_change', () => changeUserRole(admin, member.id, 'author', h.services.auth))).rejects.toSatisfy(auditRowRefused);
+    await expect(withAuditRefusing('authz_change', () => changeUserRole(admin, member.id, 'author', h.services.corePorts))).rejects.toSatisfy(auditRowRefused);
     expect(h.rows('SELECT role FROM Users WHERE id = @id', { id: member.id })).toEqual([{ role: 'member' }]);
     const auth = await h.authenticate(session.token);
     expect(auth).toMatchObject({ ok: true, user: { role: 'member' } });
@@ -206,7 +200,7 @@ describe('with the AuditLog table dropped', () => {
       await db.execute('DROP TABLE AuditLog');
       own.canaries.add('canary-kid-no-log', '5038164');
       await expect(
-        createChild(owner, { username: 'canary-kid-no-log', secret: { kind: 'pin', value: '5038164' }, scopes: [] }, own.services.childAuth),
+        createChild(owner, { username: 'canary-kid-no-log', secret: { kind: 'pin', value: '5038164' }, scopes: [] }, own.services.childAccountPorts),
       ).rejects.toSatisfy(unavailableBecause(/AuditLog/));
       expect(own.rows(`SELECT userId FROM ChildAccounts`)).toEqual([]);
       expect(own.rows(`SELECT id FROM Users WHERE accountType = 'child'`)).toEqual([]);

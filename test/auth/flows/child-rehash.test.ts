@@ -142,7 +142,7 @@ describe('a new secret set while a sign-in with the old one is in flight', () =>
     const rehash = gated.arm('hash');
     const attempt = h.signInChild('canary-kid-race-a', oldPin, { services: signingIn });
     await rehash.entered;
-    const changed = await updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin } }, h.services.childAuth);
+    const changed = await updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin } }, h.services.childAccountPorts);
     expect(changed.ok).toBe(true);
     const parentsHash = storedHash(child.id);
     h.canaries.add(parentsHash);
@@ -167,7 +167,7 @@ describe('a new secret set while a sign-in with the old one is in flight', () =>
     const verification = gated.arm('verify');
     const attempt = h.signInChild('canary-kid-race-b', oldPin, { services: signingIn });
     await verification.entered;
-    expect((await updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin } }, h.services.childAuth)).ok).toBe(true);
+    expect((await updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin } }, h.services.childAccountPorts)).ok).toBe(true);
     verification.release();
     const result = await attempt;
 

@@ -116,7 +116,7 @@ describe('per-username throttling and lockout', () => {
     // The parent sets a new PIN: lock and failure count are gone, the child signs in at once.
     const newPin = '7305194';
     h.canaries.add(newPin);
-    const updated = await updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin } }, h.services.childAuth);
+    const updated = await updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin } }, h.services.childAccountPorts);
     expect(updated).toMatchObject({ ok: true, child: { locked: false } });
     expect(h.rows('SELECT lockedAt FROM ChildAccounts WHERE userId = @id', { id: child.id })).toEqual([{ lockedAt: null }]);
     const signedIn = await h.signInChild('canary-kid-mira', newPin);

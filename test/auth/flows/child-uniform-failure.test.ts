@@ -134,7 +134,7 @@ describe('unknown username, wrong PIN, locked account', () => {
   it('answers a disabled child 401 for a wrong PIN and 403 account_disabled only after the PIN was proven', async () => {
     const pin = '5062718';
     const child = await h.createChild(parent, 'canary-kid-off', pin);
-    await updateChild(parent, child.id, { status: 'disabled' }, h.services.childAuth);
+    await updateChild(parent, child.id, { status: 'disabled' }, h.services.childAccountPorts);
 
     const unknown = await post({ username: 'canary-nobody-here', pin: '9183720' });
     const wrong = await post({ username: 'canary-kid-off', pin: '9183720' });
@@ -155,7 +155,7 @@ describe('unknown username, wrong PIN, locked account', () => {
   it('answers a deleted child like an unknown username, with a dummy verification', async () => {
     const pin = '2930475';
     const child = await h.createChild(parent, 'canary-kid-gone', pin);
-    expect(await deleteChild(parent, child.id, h.services.childAuth)).toEqual({ ok: true });
+    expect(await deleteChild(parent, child.id, h.services.childAccountPorts)).toEqual({ ok: true });
     const unknown = await post({ username: 'canary-never-was', pin });
     const deleted = await post({ username: 'canary-kid-gone', pin });
     expect(comparable(deleted.answer)).toEqual(comparable(unknown.answer));
@@ -185,7 +185,7 @@ describe('unknown username, wrong PIN, locked account', () => {
     const created = await createChild(
       parent,
       { username: 'canary-kid-pass', secret: { kind: 'password', value: password }, scopes: ['groups'] },
-      h.services.childAuth,
+      h.services.childAccountPorts,
     );
     expect(created.ok).toBe(true);
     const unknown = await post({ username: 'canary-nobody-pass', password: 'Canary-Wrong-Guess-17' });

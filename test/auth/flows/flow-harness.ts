@@ -4,16 +4,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
 import { expect } from 'vitest';
-import * as z from 'zod/mini';
 import { authenticateSession, type SessionAuthentication } from '../../../shared/auth/authenticate-session';
 import { createSecretHasher, type Argon2Params, type SecretHasher } from '../../../shared/ports/secret-hasher';
-import { sessionResponseBody } from '../../../shared/auth/session-response';
 import { signInAdult, type AdultSignIn } from '../../../shared/auth/sign-in-adult';
 import { signInChild, type ChildSignIn } from '../../../shared/auth/sign-in-child';
 import type { ChildAccountView } from '../../../shared/children/child-account';
 import { createChild } from '../../../shared/family/create-child';
 import { buildAppServices, type AppServices } from '../../../shared/composition-root';
-import { clientAddress } from '../../../shared/http/client-address';
+import { httpHandlerOf } from '../../../shared/composition/app-functions';
+import { createChildSession } from '../../../functions/auth-child-session-create';
 import { manualClock, type ManualClock } from '../../../shared/ports/clock';
 import { createInMemoryTelemetry, type InMemoryTelemetry } from '../../../shared/telemetry/in-memory';
 import type { Section, User } from '../../../shared/users/user';
@@ -195,7 +194,7 @@ export async function createFlowHarness(options: FlowHarnessOptions = {}): Promi
     },
     async signInAdult(idToken, on = services) {
       const result = await signInAdult(idToken, {
-        ...on.auth,
+        ...on.corePorts,
         verifier: on.idTokenVerifier,
         newUserStatus: on.config.newUserStatus,
         bootstrapAdmins: on.config.bootstrapAdmins,
@@ -206,7 +205,7 @@ export async function createFlowHarness(options: FlowHarnessOptions = {}): Promi
     },
     async createChild(parent, username, pin, scopes = ['announcements'], on = services) {
       canaries.add(username, pin);
-      const created = await createChild(parent, { username, secret: { kind: 'pin', value: pin }, scopes }, on.childAuth);
+      const created = await createChild(parent, { username, secret: { kind: 'pin', value: pin }, scopes }, on.childAccountPorts);
       if (!created.ok) throw new Error(`createChild refused: ${created.problem.code}`);
       const [row] = rows<{ secretHash: string }>('SELECT secretHash FROM ChildAccounts WHERE userId = @id', { id: created.child.id });
       if (row) canaries.add(row.secretHash);
@@ -216,13 +215,13 @@ export async function createFlowHarness(options: FlowHarnessOptions = {}): Promi
       canaries.add(username, secret);
       const result = await signInChild(
         { username, secret, clientAddress: opts.address === undefined ? '198.51.100.20' : opts.address },
-        (opts.services ?? services).childAuth,
+        (opts.services ?? services).childAccountPorts,
       );
       trackSession(result);
       return result;
     },
     authenticate(token, on = services) {
-      return authenticateSession(`Bearer ${token}`, on.auth);
+      return authenticateSession(`Bearer ${token}`, on.corePorts);
     },
     auditRows,
     auditMark() {
@@ -269,30 +268,11 @@ export function expectNoLeaks(h: FlowHarness, minimumCanaries: number): void {
   expect(h.leaks()).toEqual({ log: [], audit: [], telemetry: [] });
 }
 
-// ---- HTTP: the child sign-in endpoint as functions/auth-child-session-create.ts builds it ----
+// ---- HTTP: the real child sign-in endpoint on the harness's services ----
 
-const childSessionBody = z.union([
-  z.strictObject({ username: z.string().check(z.maxLength(256)), pin: z.string().check(z.maxLength(256)) }),
-  z.strictObject({ username: z.string().check(z.maxLength(256)), password: z.string().check(z.maxLength(1024)) }),
-]);
-
-/**
- * The child sign-in endpoint built on `services` exactly like functions/auth-child-session-create.ts
- * (which cannot be imported here: it builds its services from process.env at load time).
- */
-export function childSessionEndpoint(services: AppServices) {
-  return services.endpoint({ route: 'v1/auth/child-session', body: childSessionBody }, async ({ body, request }) => {
-    const result = await signInChild(
-      {
-        username: body.username,
-        secret: 'pin' in body ? body.pin : body.password,
-        clientAddress: clientAddress(request.headers.get('x-forwarded-for'), services.config.trustProxyHops),
-      },
-      services.childAuth,
-    );
-    if (!result.ok) return result.problem;
-    return { status: 200, jsonBody: sessionResponseBody(result.user, result.started, result.child.scopes) };
-  });
+/** The child sign-in endpoint of functions/auth-child-session-create.ts, in the pipeline of `services`. */
+export function childSessionEndpoint(services: AppServices): HttpHandler {
+  return httpHandlerOf(createChildSession, services);
 }
 
 export function jsonRequest(method: string, url: string, body: unknown, headers: Record<string, string> = {}): HttpRequest {

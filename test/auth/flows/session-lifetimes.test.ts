@@ -134,7 +134,7 @@ describe('adult sessions', () => {
     const auth = await h.authenticate(session.token);
     if (!auth.ok) throw new Error('session not usable');
     const mark = h.auditMark();
-    await signOut(auth.session, h.services.auth);
+    await signOut(auth.session, h.services.corePorts);
     const rows = h.auditAfter(mark);
     expect(rows.map((row) => row.eventType)).toEqual(['session_logout']);
     expect(rows[0]).toMatchObject({ actorUserId: parent.id, subjectUserId: parent.id, targetId: session.sessionId, outcome: 'success' });
@@ -142,7 +142,7 @@ describe('adult sessions', () => {
     expect(sessionRow(session.sessionId)).toMatchObject({ endReason: 'logout', endedAt: h.clock.now().toISOString() });
     await expectUnauthenticated(session.token);
     // Signing out twice writes one row.
-    await signOut(auth.session, h.services.auth);
+    await signOut(auth.session, h.services.corePorts);
     expect(h.auditAfter(mark)).toHaveLength(1);
   });
 
@@ -152,7 +152,7 @@ describe('adult sessions', () => {
     const second = await adultSession('canary-sub-member-pia');
     const other = await adultSession();
     const mark = h.auditMark();
-    const changed = await changeUserRole(admin, first.user.id, 'author', h.services.auth);
+    const changed = await changeUserRole(admin, first.user.id, 'author', h.services.corePorts);
     expect(changed).toMatchObject({ ok: true, user: { role: 'author' } });
     const rows = h.auditAfter(mark);
     expect(rows.map((row) => [row.eventType, row.reason])).toEqual([
@@ -171,7 +171,7 @@ describe('adult sessions', () => {
     expect((await adultSession('canary-sub-member-pia')).user.role).toBe('author');
     // The same role again changes nothing and writes nothing.
     const sameMark = h.auditMark();
-    expect(await changeUserRole(admin, first.user.id, 'author', h.services.auth)).toMatchObject({ ok: true });
+    expect(await changeUserRole(admin, first.user.id, 'author', h.services.corePorts)).toMatchObject({ ok: true });
     expect(h.auditAfter(sameMark)).toEqual([]);
   });
 });
@@ -215,7 +215,7 @@ describe('child sessions', () => {
     const mark = h.auditMark();
     const newPin = '7149523';
     h.canaries.add(newPin);
-    expect((await updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin } }, h.services.childAuth)).ok).toBe(true);
+    expect((await updateChild(parent, child.id, { secret: { kind: 'pin', value: newPin } }, h.services.childAccountPorts)).ok).toBe(true);
     const rows = h.auditAfter(mark);
     expect(rows.map((row) => [row.eventType, row.reason])).toEqual([
       ['authn_token_revoked', 'secret_changed'],
@@ -231,9 +231,9 @@ describe('child sessions', () => {
     const third = await childSession({ ...child, pin: newPin });
     const auth = await h.authenticate(third.token);
     if (!auth.ok) throw new Error('the new PIN gave no usable session');
-    await signOut(auth.session, h.services.auth);
+    await signOut(auth.session, h.services.corePorts);
     const quietMark = h.auditMark();
-    expect((await updateChild(parent, child.id, { secret: { kind: 'pin', value: '8250634' } }, h.services.childAuth)).ok).toBe(true);
+    expect((await updateChild(parent, child.id, { secret: { kind: 'pin', value: '8250634' } }, h.services.childAccountPorts)).ok).toBe(true);
     h.canaries.add('8250634');
     expect(h.auditAfter(quietMark).map((row) => row.eventType)).toEqual(['child_updated']);
   });
@@ -243,7 +243,7 @@ describe('child sessions', () => {
     const first = await childSession(child);
     const second = await childSession(child);
     const mark = h.auditMark();
-    expect(await updateChild(parent, child.id, { status: 'disabled' }, h.services.childAuth)).toMatchObject({
+    expect(await updateChild(parent, child.id, { status: 'disabled' }, h.services.childAccountPorts)).toMatchObject({
       ok: true,
       child: { status: 'disabled' },
     });
@@ -260,7 +260,7 @@ describe('child sessions', () => {
 
     // Enabled again: the child can sign in; a session whose user is disabled behind its back
     // (no revocation ran) is refused all the same.
-    expect((await updateChild(parent, child.id, { status: 'active' }, h.services.childAuth)).ok).toBe(true);
+    expect((await updateChild(parent, child.id, { status: 'active' }, h.services.childAccountPorts)).ok).toBe(true);
     const third = await childSession(child);
     expect((await h.authenticate(third.token)).ok).toBe(true);
     const db = await h.services.database.get();
@@ -273,7 +273,7 @@ describe('child sessions', () => {
     const child = await newChild('1472856');
     const session = await childSession(child);
     const mark = h.auditMark();
-    expect(await deleteChild(parent, child.id, h.services.childAuth)).toEqual({ ok: true });
+    expect(await deleteChild(parent, child.id, h.services.childAccountPorts)).toEqual({ ok: true });
     expect(h.auditAfter(mark).map((row) => [row.eventType, row.reason])).toEqual([
       ['authn_token_revoked', 'account_disabled'],
       ['child_updated', null],

@@ -36,7 +36,7 @@ describe('the session list over time', () => {
     h.clock.advance(30 * MINUTE);
     const second = await signIn();
     const signedInAt = h.clock.now().toISOString();
-    const listed = await listSessions(parent.id, second.rowId, h.services.auth);
+    const listed = await listSessions(parent.id, second.rowId, h.services.corePorts);
     expect(listed.map((item) => [item.id, item.current, item.lastUsedAt === item.createdAt])).toEqual([
       [publicSessionId(second.rowId), true, true],
       [publicSessionId(first.rowId), false, true],
@@ -44,12 +44,12 @@ describe('the session list over time', () => {
 
     h.clock.advance(HOUR);
     expect((await h.authenticate(first.token)).ok).toBe(true);
-    const touched = await listSessions(parent.id, first.rowId, h.services.auth);
+    const touched = await listSessions(parent.id, first.rowId, h.services.corePorts);
     expect(touched.map((item) => [item.current, item.lastUsedAt])).toEqual([
       [false, signedInAt],
       [true, h.clock.now().toISOString()],
     ]);
-    await revokeSessions(parent.id, { actorUserId: parent.id, currentRowId: null }, true, h.services.auth);
+    await revokeSessions(parent.id, { actorUserId: parent.id, currentRowId: null }, true, h.services.corePorts);
   });
 
   it('leaves out a session that expired unseen, and a revocation leaves it to the sweep to record', async () => {
@@ -61,14 +61,14 @@ describe('the session list over time', () => {
     if (!fresh.ok) throw new Error('child sign-in refused');
     h.clock.advance(DAY + MINUTE);
 
-    const listed = await listSessions(child.id, null, h.services.auth);
+    const listed = await listSessions(child.id, null, h.services.corePorts);
     expect(listed.map((item) => item.id)).toEqual([publicSessionId(fresh.started.session.id)]);
     // Not listed, so not found: an expired session's id is 404 like any other.
     const byParent = { actorUserId: parent.id, currentRowId: null };
-    expect(await revokeSession(child.id, publicSessionId(stale.started.session.id), byParent, h.services.auth)).toBe(false);
+    expect(await revokeSession(child.id, publicSessionId(stale.started.session.id), byParent, h.services.corePorts)).toBe(false);
 
     const mark = h.auditMark();
-    expect(await revokeSessions(child.id, byParent, true, h.services.auth)).toBe(1);
+    expect(await revokeSessions(child.id, byParent, true, h.services.corePorts)).toBe(1);
     await sweepExpiredSessions(h.services);
     expect(h.auditAfter(mark).map((row) => [row.eventType, row.reason, row.actorUserId])).toEqual([
       ['authn_token_revoked', 'parent_revoked', parent.id],
@@ -89,8 +89,8 @@ describe('racing revocations', () => {
     const by = { actorUserId: parent.id, currentRowId: kept.rowId };
     const mark = h.auditMark();
     const results = await Promise.all([
-      revokeSession(parent.id, publicSessionId(target.rowId), by, h.services.auth),
-      revokeSession(parent.id, publicSessionId(target.rowId), by, other.auth),
+      revokeSession(parent.id, publicSessionId(target.rowId), by, h.services.corePorts),
+      revokeSession(parent.id, publicSessionId(target.rowId), by, other.corePorts),
     ]);
     expect([...results].sort()).toEqual([false, true]);
     const rows = h.auditAfter(mark);
@@ -107,15 +107,15 @@ describe('racing revocations', () => {
     const by = { actorUserId: parent.id, currentRowId: current.rowId };
     const mark = h.auditMark();
     const counts = await Promise.all([
-      revokeSessions(parent.id, by, false, h.services.auth),
-      revokeSessions(parent.id, by, false, other.auth),
+      revokeSessions(parent.id, by, false, h.services.corePorts),
+      revokeSessions(parent.id, by, false, other.corePorts),
     ]);
     // Everything but `current` (the sessions of the test above included: one of them is still live).
     expect(counts[0] + counts[1]).toBe(4);
     const rows = h.auditAfter(mark);
     expect(rows.map((row) => detailsOf(row).sessions).reduce((sum, n) => Number(sum) + Number(n), 0)).toBe(4);
     expect(rows.every((row) => row.reason === 'user_revoked_all')).toBe(true);
-    expect((await listSessions(parent.id, current.rowId, h.services.auth)).map((item) => item.current)).toEqual([true]);
+    expect((await listSessions(parent.id, current.rowId, h.services.corePorts)).map((item) => item.current)).toEqual([true]);
   });
 });
 

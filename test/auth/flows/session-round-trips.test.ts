@@ -5,7 +5,7 @@ import { authenticateSession } from '../../../shared/auth/authenticate-session';
 import { profileOf } from '../../../shared/auth/profile';
 import { updateChild } from '../../../shared/family/update-child';
 import type { Database, SqlExecutor, TransactionExecutor } from '../../../shared/db/database';
-import { createHttpPipeline } from '../../../shared/http/http-endpoint';
+import { createHttpPipeline } from '../../../shared/http/http-pipeline';
 import type { User } from '../../../shared/users/user';
 import { call, createFlowHarness, DAY, expectNoLeaks, HOUR, MINUTE, type FlowHarness } from './flow-harness';
 
@@ -78,7 +78,7 @@ beforeAll(async () => {
   adultToken = signedIn.started.token;
   counting = countingDatabase(await h.services.database.get());
   // The composition root's wiring (`authenticate: authenticateSession(…, auth)`), on the counted database.
-  auth = { ...h.services.auth, database: { get: async () => counting.db, close: async () => undefined } };
+  auth = { ...h.services.corePorts, database: { get: async () => counting.db, close: async () => undefined } };
 });
 
 beforeEach(() => {
@@ -155,7 +155,7 @@ describe('GET /api/v1/me', () => {
     expect(counting.statements).toHaveLength(1);
 
     // A parent's change shows at the very next request: the scopes are read with the session, not kept.
-    expect((await updateChild(parent, view.id, { scopes: ['events'] }, h.services.childAuth)).ok).toBe(true);
+    expect((await updateChild(parent, view.id, { scopes: ['events'] }, h.services.childAccountPorts)).ok).toBe(true);
     counting.statements.length = 0;
     expect((await get(meEndpoint(), 'v1/me', token)).body).toMatchObject({ scopes: ['events'] });
     expect(counting.statements).toHaveLength(1);

@@ -93,7 +93,7 @@ const BASE_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'n
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Builds the one HTTP pipeline every HTTP function uses. The returned `endpoint` wraps a handler
+ * Builds the one HTTP pipeline every HTTP function uses. The returned function wraps a handler
  * with: request id and trace id, a per-request logger, repeated query keys refused (400), body limit
  * + JSON parsing + zod validation,
  * problem+json answers from the error catalogue, and exactly one `request handled` line per request
@@ -103,7 +103,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * with `Retry-After` before any work; the requests in flight are waited for (`HttpPipelineDeps.shutdown`).
  */
 export function createHttpPipeline(deps: HttpPipelineDeps) {
-  return function endpoint<S extends Validator<unknown> | undefined = undefined, A extends boolean = false>(
+  return function inPipeline<S extends Validator<unknown> | undefined = undefined, A extends boolean = false>(
     options: EndpointOptions<S, A>,
     handler: (scope: EndpointScope<S, A>) => Promise<EndpointResult>,
   ): HttpHandler {
@@ -162,6 +162,9 @@ export function createHttpPipeline(deps: HttpPipelineDeps) {
     };
   };
 }
+
+/** Wraps a handler in the pipeline (`createHttpPipeline`). */
+export type HttpPipeline = ReturnType<typeof createHttpPipeline>;
 
 /**
  * The answer to a request refused, unrun, because the process stops (and to `/api/ready` once the

@@ -9,7 +9,7 @@ import { createShutdown } from '../lifecycle/shutdown';
 import { currentLogContext } from '../logging/log-context';
 import { createLogger } from '../logging/logger';
 import type { Telemetry } from '../telemetry/telemetry';
-import { createHttpPipeline, type AuthenticatedCaller, type EndpointResult, type RequestScope } from './http-endpoint';
+import { createHttpPipeline, type AuthenticatedCaller, type EndpointResult, type RequestScope } from './http-pipeline';
 
 function recordingTelemetry() {
   const exceptions: { error: unknown; properties: unknown }[] = [];
