@@ -1,25 +1,8 @@
-import type { Announcement, AnnouncementChannel, AnnouncementStatus } from './announcement';
+import type { Announcement } from './announcement';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
 import { entityId, timestamp } from '../users/api-fields';
 import { ANNOUNCEMENT_CHANNELS, ANNOUNCEMENT_STATUSES } from './announcement';
-
-/** An announcement as the API shows it. */
-export interface AnnouncementView {
-  id: string;
-  status: AnnouncementStatus;
-  title: string;
-  body: string;
-  channels: AnnouncementChannel[];
-  authorId: string;
-  createdAt: string;
-  updatedAt: string;
-  submittedAt: string | null;
-  reviewedAt: string | null;
-  publishedAt: string | null;
-  /** Only while the announcement is `rejected` (only its author and administrators can see it then). */
-  rejectionReason: string | null;
-}
 
 /** The client-facing shape: who reviewed or published it and the fan-out bookkeeping stay internal. */
 export function toAnnouncementView(announcement: Announcement): AnnouncementView {
@@ -39,7 +22,7 @@ export function toAnnouncementView(announcement: Announcement): AnnouncementView
   };
 }
 
-/** The shape of `AnnouncementView`, for the OpenAPI document. */
+/** An announcement as the API shows it: the OpenAPI document's `Announcement`, and the type below. */
 export const announcementViewSchema = lazySchema(() =>
   z.strictObject({
     id: entityId(),
@@ -53,6 +36,10 @@ export const announcementViewSchema = lazySchema(() =>
     submittedAt: z.nullable(timestamp()),
     reviewedAt: z.nullable(timestamp()),
     publishedAt: z.nullable(timestamp()),
+    // Only while the announcement is `rejected` (only its author and administrators can see it then).
     rejectionReason: z.nullable(z.string()),
   }),
 );
+
+/** An announcement as the API shows it (`announcementViewSchema`). */
+export type AnnouncementView = z.output<ReturnType<typeof announcementViewSchema.schema>>;

@@ -21,16 +21,6 @@ export interface ChildAccount {
   createdAt: string;
 }
 
-/** What a parent sees of a child (contract section 4). */
-export interface ChildAccountView {
-  id: string;
-  username: string;
-  status: UserStatus;
-  scopes: Section[];
-  locked: boolean;
-  createdAt: string;
-}
-
 /** The client-facing shape: no hash, no internal timestamps. */
 export function toChildAccountView(child: ChildAccount): ChildAccountView {
   return {
@@ -43,7 +33,7 @@ export function toChildAccountView(child: ChildAccount): ChildAccountView {
   };
 }
 
-/** The shape of `ChildAccountView`, for the OpenAPI document. */
+/** What a parent sees of a child (contract section 4): the OpenAPI document's schema, and `ChildAccountView`. */
 export const childAccountViewSchema = lazySchema(() =>
   z.strictObject({
     id: entityId(),
@@ -54,3 +44,6 @@ export const childAccountViewSchema = lazySchema(() =>
     createdAt: timestamp(),
   }),
 );
+
+/** A child account as its parent sees it (`childAccountViewSchema`). */
+export type ChildAccountView = z.output<ReturnType<typeof childAccountViewSchema.schema>>;

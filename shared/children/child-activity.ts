@@ -22,16 +22,8 @@ export const ACTIVITY_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
 /** What happened, in the parent's words. */
 export type ActivityOutcome = 'signed_in' | 'sign_in_failed' | 'locked' | 'section_refused';
 
-export interface ActivityItem {
-  /** ISO 8601 UTC. */
-  time: string;
-  outcome: ActivityOutcome;
-  /**
-   * Why: a failed sign-in's reason (`bad_credentials`, `locked`, `throttled`, `disabled`,
-   * `pending_approval`), `too_many_failures` for a lock, the section for a refusal; null for a sign-in.
-   */
-  reason: string | null;
-}
+/** One entry of a child's activity (`activityItemSchema`). */
+export type ActivityItem = z.output<ReturnType<typeof activityItemSchema.schema>>;
 
 // Only its type is used (`eventType`): the list is there so `satisfies` checks each name against the audit events.
 // eslint-disable-next-line @typescript-eslint/no-unused-vars
@@ -108,8 +100,11 @@ export async function listChildActivity(
 /** The shape of `ActivityItem`, for the OpenAPI document. */
 export const activityItemSchema = lazySchema(() =>
   z.strictObject({
+    // ISO 8601 UTC.
     time: timestamp(),
     outcome: z.enum(['signed_in', 'sign_in_failed', 'locked', 'section_refused'] as const satisfies readonly ActivityOutcome[]),
+    // Why: a failed sign-in's reason (`bad_credentials`, `locked`, `throttled`, `disabled`,
+    // `pending_approval`), `too_many_failures` for a lock, the section for a refusal; null for a sign-in.
     reason: z.nullable(z.string()),
   }),
 );

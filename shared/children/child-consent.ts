@@ -28,17 +28,6 @@ export interface ChildConsent {
   withdrawnAt: string | null;
 }
 
-/** What `GET /api/v1/children/{id}/consents` shows of a consent. */
-export interface ChildConsentView {
-  id: string;
-  termsVersion: string;
-  sections: Section[];
-  method: ConsentMethod;
-  givenAt: string;
-  replacedAt: string | null;
-  withdrawnAt: string | null;
-}
-
 export function toChildConsentView(consent: ChildConsent): ChildConsentView {
   return {
     id: consent.id,
@@ -57,7 +46,7 @@ export function canonicalSections(sections: Iterable<Section>): Section[] {
   return SECTIONS.filter((section) => chosen.has(section));
 }
 
-/** The shape of `ChildConsentView`, for the OpenAPI document. */
+/** What `GET /api/v1/children/{id}/consents` shows of a consent: the OpenAPI document's schema, and `ChildConsentView`. */
 export const childConsentViewSchema = lazySchema(() =>
   z.strictObject({
     id: entityId(),
@@ -69,3 +58,6 @@ export const childConsentViewSchema = lazySchema(() =>
     withdrawnAt: z.nullable(timestamp()),
   }),
 );
+
+/** A consent as the API shows it (`childConsentViewSchema`). */
+export type ChildConsentView = z.output<ReturnType<typeof childConsentViewSchema.schema>>;

@@ -1,12 +1,11 @@
-import type { AuditEvent } from '../audit/audit-event';
 import { findChildById } from '../children/child-account-store';
-import { readChildActivity, type ActivityItem } from '../children/child-activity';
-import { toChildConsentView, type ChildConsentView } from '../children/child-consent';
+import { readChildActivity } from '../children/child-activity';
+import { toChildConsentView } from '../children/child-consent';
 import { listConsentsOfChild } from '../children/child-consent-store';
 import type { DatabaseProvider } from '../db/lazy-database';
-import { readPreferences, type NotificationPreferences } from '../users/notification-preferences';
+import { readPreferences } from '../users/notification-preferences';
 import type { Clock } from '../ports/clock';
-import { toClientLabel, type ClientLabel } from '../sessions/client-label';
+import { toClientLabel } from '../sessions/client-label';
 import { publicSessionId } from '../sessions/session-view';
 import {
   readAllUserSessions,
@@ -20,7 +19,7 @@ import {
   readEmailHardBounce,
   readSmsOptOut,
 } from '../users/account-export-store';
-import type { Section, User } from '../users/user';
+import type { User, UserStatus } from '../users/user';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
 import { AUDIT_EVENT_TYPES, AUDIT_OUTCOMES } from '../audit/audit-event';
@@ -45,173 +44,7 @@ export interface ExportDeps {
   clock: Clock;
 }
 
-export interface ExportedSession {
-  id: string;
-  createdAt: string;
-  lastUsedAt: string;
-  expiresAt: string;
-  endedAt: string | null;
-  endReason: string | null;
-  client: ClientLabel;
-  current: boolean;
-}
-
-export interface ExportedChild {
-  id: string;
-  status: string;
-  createdAt: string;
-  /** The account, while it is not erased. */
-  account: { username: string; signInMethod: string; scopes: Section[]; locked: boolean; deletedAt: string | null } | null;
-  consents: ChildConsentView[];
-  activity: ActivityItem[];
-}
-
-export interface AccountExport {
-  exportedAt: string;
-  profile: {
-    id: string;
-    accountType: string;
-    role: string;
-    status: string;
-    createdAt: string;
-    updatedAt: string;
-    /** An adult's identity at their identity provider. */
-    identity: { issuer: string; subject: string } | null;
-    /** A child's parent (by id), username, sections and sign-in method. */
-    parentId: string | null;
-    username: string | null;
-    signInMethod: string | null;
-    scopes: Section[] | null;
-  };
-  contact: { email: string | null; phone: string | null };
-  preferences: NotificationPreferences;
-  devices: { token: string; registeredAt: string; updatedAt: string }[];
-  sessions: ExportedSession[];
-  /** A child's: the consents its parent gave for it. An adult's are under each child. */
-  consents: ChildConsentView[];
-  announcements: {
-    id: string;
-    title: string;
-    body: string;
-    channels: unknown;
-    status: string;
-    rejectionReason: string | null;
-    createdAt: string;
-    updatedAt: string;
-    submittedAt: string | null;
-    reviewedAt: string | null;
-    publishedAt: string | null;
-  }[];
-  children: ExportedChild[];
-  audit: AuditEvent[];
-  /** The announcements' delivery ledger rows addressed to the caller: what went to them, how, with what result. */
-  notifications: { announcementId: string; channel: string; result: string; createdAt: string; updatedAt: string }[];
-  /** Account notices sent to the caller (a child's lock, to its parent), each with its delivery per channel. */
-  notices: ExportedNotice[];
-  /** Whether the caller's current address and number are on the bounce and STOP lists (and since when). */
-  contactLists: { emailHardBouncedAt: string | null; smsOptedOutAt: string | null };
-}
-
-export interface ExportedNotice {
-  id: string;
-  kind: string;
-  /** Whom the notice was about (the caller's child), by id. */
-  subjectUserId: string;
-  eventAt: string;
-  createdAt: string;
-  deliveries: { channel: string; result: string; createdAt: string; updatedAt: string }[];
-}
-
-/**
- * Everything the service holds about the caller: profile, contact data, preferences, devices,
- * sessions (open and ended), consents, announcements authored, a parent's children (account,
- * consents, activity; erased ones as tombstones), the audit rows naming the caller, the
- * notifications and account notices sent to them (delivery ledgers) and whether their address and
- * number are on the bounce and STOP lists.
- * @param caller the signed-in user and the presented session's row id.
- */
-export async function exportAccount(caller: { user: User; sessionRowId: string }, deps: ExportDeps): Promise<AccountExport> {
-  const { user } = caller;
-  const db = await deps.database.get();
-  const ownChild = user.accountType === 'child' ? await findChildById(db, user.id) : undefined;
-  const [preferences, devices, sessions, announcements, audit, consents, children] = await Promise.all([
-    readPreferences(db, user.id),
-    readUserDevices(db, user.id),
-    readAllUserSessions(db, user.id, EXPORT_LIST_LIMIT),
-    readAuthoredAnnouncements(db, user.id, EXPORT_LIST_LIMIT),
-    readAuditRowsNaming(db, user.id, EXPORT_LIST_LIMIT),
-    user.accountType === 'child' ? listConsentsOfChild(db, user.id, EXPORT_LIST_LIMIT) : Promise.resolve([]),
-    user.accountType === 'adult' ? readChildrenOfParent(db, user.id, EXPORT_LIST_LIMIT) : Promise.resolve([]),
-  ]);
-  const [notifications, notices, noticeDeliveries, emailHardBouncedAt, smsOptedOutAt] = await Promise.all([
-    readNotificationDeliveries(db, user.id, EXPORT_LIST_LIMIT),
-    readAccountNotices(db, user.id, EXPORT_LIST_LIMIT),
-    readAccountNoticeDeliveries(db, user.id, EXPORT_LIST_LIMIT),
-    user.email ? readEmailHardBounce(db, user.email) : Promise.resolve(null),
-    user.phone ? readSmsOptOut(db, user.phone) : Promise.resolve(null),
-  ]);
-  const deliveriesByNotice = new Map<string, ExportedNotice['deliveries']>();
-  for (const { noticeId, ...delivery } of noticeDeliveries) {
-    deliveriesByNotice.set(noticeId, [...(deliveriesByNotice.get(noticeId) ?? []), delivery]);
-  }
-  const exportedChildren: ExportedChild[] = [];
-  // One child at a time: a parent has a few, and the reads stay within one connection's share.
-  for (const child of children) {
-    const account = await findChildById(db, child.id);
-    const [childConsents, activity] = await Promise.all([
-      listConsentsOfChild(db, child.id, EXPORT_LIST_LIMIT),
-      readChildActivity(db, child.id, { limit: EXPORT_LIST_LIMIT }),
-    ]);
-    exportedChildren.push({
-      id: child.id,
-      status: child.status,
-      createdAt: child.createdAt,
-      account: account
-        ? { username: account.username, signInMethod: account.secretKind, scopes: account.scopes, locked: account.lockedAt !== null, deletedAt: account.deletedAt }
-        : null,
-      consents: childConsents.map(toChildConsentView),
-      activity: activity.items,
-    });
-  }
-  return {
-    exportedAt: deps.clock.now().toISOString(),
-    profile: {
-      id: user.id,
-      accountType: user.accountType,
-      role: user.role,
-      status: user.status,
-      createdAt: user.createdAt,
-      updatedAt: user.updatedAt,
-      identity: user.issuer && user.subject ? { issuer: user.issuer, subject: user.subject } : null,
-      parentId: user.parentId,
-      username: ownChild?.username ?? null,
-      signInMethod: ownChild?.secretKind ?? null,
-      scopes: ownChild ? ownChild.scopes : null,
-    },
-    contact: { email: user.email, phone: user.phone },
-    preferences,
-    devices: devices.map((device) => ({ token: device.token, registeredAt: device.createdAt, updatedAt: device.updatedAt })),
-    sessions: sessions.map((session) => ({
-      id: publicSessionId(session.id),
-      createdAt: session.createdAt,
-      lastUsedAt: session.lastUsedAt,
-      expiresAt: session.absoluteExpiresAt,
-      endedAt: session.endedAt,
-      endReason: session.endReason,
-      client: toClientLabel(session.clientLabel),
-      current: session.id === caller.sessionRowId,
-    })),
-    consents: consents.map(toChildConsentView),
-    announcements: announcements.map((row) => ({ ...row, channels: JSON.parse(row.channels) as unknown })),
-    children: exportedChildren,
-    audit: audit.map((row) => (row.targetType === 'session' && row.targetId ? { ...row, targetId: publicSessionId(row.targetId) } : row)),
-    notifications,
-    notices: notices.map((notice) => ({ ...notice, deliveries: deliveriesByNotice.get(notice.id) ?? [] })),
-    contactLists: { emailHardBouncedAt, smsOptedOutAt },
-  };
-}
-
-/** The shape of `AccountExport`, for the OpenAPI document. */
+/** The export's shape: the OpenAPI document's `AccountExport`, and the types below. */
 export const accountExportSchema = lazySchema(() => {
   const consent = childConsentViewSchema.schema();
   return z.strictObject({
@@ -309,3 +142,106 @@ export const accountExportSchema = lazySchema(() => {
     contactLists: z.strictObject({ emailHardBouncedAt: z.nullable(timestamp()), smsOptedOutAt: z.nullable(timestamp()) }),
   });
 });
+
+/**
+ * The export (`accountExportSchema`). `profile.identity` is an adult's at their identity provider;
+ * `profile.parentId`, `username`, `signInMethod` and `scopes` a child's. `consents` are a child's
+ * (an adult's are under each child); `notifications` the delivery ledger rows addressed to the
+ * caller; `notices` the account notices sent to them, each with its delivery per channel;
+ * `contactLists` whether their current address and number are on the bounce and STOP lists.
+ */
+export type AccountExport = z.output<ReturnType<typeof accountExportSchema.schema>>;
+export type ExportedSession = AccountExport['sessions'][number];
+/** A parent's child; `account` while it is not erased. */
+export type ExportedChild = AccountExport['children'][number];
+export type ExportedNotice = AccountExport['notices'][number];
+
+/**
+ * Everything the service holds about the caller: profile, contact data, preferences, devices,
+ * sessions (open and ended), consents, announcements authored, a parent's children (account,
+ * consents, activity; erased ones as tombstones), the audit rows naming the caller, the
+ * notifications and account notices sent to them (delivery ledgers) and whether their address and
+ * number are on the bounce and STOP lists.
+ * @param caller the signed-in user and the presented session's row id.
+ */
+export async function exportAccount(caller: { user: User; sessionRowId: string }, deps: ExportDeps): Promise<AccountExport> {
+  const { user } = caller;
+  const db = await deps.database.get();
+  const ownChild = user.accountType === 'child' ? await findChildById(db, user.id) : undefined;
+  const [preferences, devices, sessions, announcements, audit, consents, children] = await Promise.all([
+    readPreferences(db, user.id),
+    readUserDevices(db, user.id),
+    readAllUserSessions(db, user.id, EXPORT_LIST_LIMIT),
+    readAuthoredAnnouncements(db, user.id, EXPORT_LIST_LIMIT),
+    readAuditRowsNaming(db, user.id, EXPORT_LIST_LIMIT),
+    user.accountType === 'child' ? listConsentsOfChild(db, user.id, EXPORT_LIST_LIMIT) : Promise.resolve([]),
+    user.accountType === 'adult' ? readChildrenOfParent(db, user.id, EXPORT_LIST_LIMIT) : Promise.resolve([]),
+  ]);
+  const [notifications, notices, noticeDeliveries, emailHardBouncedAt, smsOptedOutAt] = await Promise.all([
+    readNotificationDeliveries(db, user.id, EXPORT_LIST_LIMIT),
+    readAccountNotices(db, user.id, EXPORT_LIST_LIMIT),
+    readAccountNoticeDeliveries(db, user.id, EXPORT_LIST_LIMIT),
+    user.email ? readEmailHardBounce(db, user.email) : Promise.resolve(null),
+    user.phone ? readSmsOptOut(db, user.phone) : Promise.resolve(null),
+  ]);
+  const deliveriesByNotice = new Map<string, ExportedNotice['deliveries']>();
+  for (const { noticeId, ...delivery } of noticeDeliveries) {
+    deliveriesByNotice.set(noticeId, [...(deliveriesByNotice.get(noticeId) ?? []), delivery]);
+  }
+  const exportedChildren: ExportedChild[] = [];
+  // One child at a time: a parent has a few, and the reads stay within one connection's share.
+  for (const child of children) {
+    const account = await findChildById(db, child.id);
+    const [childConsents, activity] = await Promise.all([
+      listConsentsOfChild(db, child.id, EXPORT_LIST_LIMIT),
+      readChildActivity(db, child.id, { limit: EXPORT_LIST_LIMIT }),
+    ]);
+    exportedChildren.push({
+      id: child.id,
+      // The column's CHECK constraint holds it to the statuses.
+      status: child.status as UserStatus,
+      createdAt: child.createdAt,
+      account: account
+        ? { username: account.username, signInMethod: account.secretKind, scopes: account.scopes, locked: account.lockedAt !== null, deletedAt: account.deletedAt }
+        : null,
+      consents: childConsents.map(toChildConsentView),
+      activity: activity.items,
+    });
+  }
+  return {
+    exportedAt: deps.clock.now().toISOString(),
+    profile: {
+      id: user.id,
+      accountType: user.accountType,
+      role: user.role,
+      status: user.status,
+      createdAt: user.createdAt,
+      updatedAt: user.updatedAt,
+      identity: user.issuer && user.subject ? { issuer: user.issuer, subject: user.subject } : null,
+      parentId: user.parentId,
+      username: ownChild?.username ?? null,
+      signInMethod: ownChild?.secretKind ?? null,
+      scopes: ownChild ? ownChild.scopes : null,
+    },
+    contact: { email: user.email, phone: user.phone },
+    preferences,
+    devices: devices.map((device) => ({ token: device.token, registeredAt: device.createdAt, updatedAt: device.updatedAt })),
+    sessions: sessions.map((session) => ({
+      id: publicSessionId(session.id),
+      createdAt: session.createdAt,
+      lastUsedAt: session.lastUsedAt,
+      expiresAt: session.absoluteExpiresAt,
+      endedAt: session.endedAt,
+      endReason: session.endReason,
+      client: toClientLabel(session.clientLabel),
+      current: session.id === caller.sessionRowId,
+    })),
+    consents: consents.map(toChildConsentView),
+    announcements: announcements.map((row) => ({ ...row, channels: JSON.parse(row.channels) as string[] })),
+    children: exportedChildren,
+    audit: audit.map((row) => (row.targetType === 'session' && row.targetId ? { ...row, targetId: publicSessionId(row.targetId) } : row)),
+    notifications,
+    notices: notices.map((notice) => ({ ...notice, deliveries: deliveriesByNotice.get(notice.id) ?? [] })),
+    contactLists: { emailHardBouncedAt, smsOptedOutAt },
+  };
+}

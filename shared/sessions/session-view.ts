@@ -1,27 +1,10 @@
 import { createHash } from 'node:crypto';
-import { toClientLabel, type ClientLabel } from './client-label';
+import { toClientLabel } from './client-label';
 import type { LiveSession } from './session';
 import * as z from 'zod/mini';
 import { lazySchema } from '../validation/lazy-schema';
 import { timestamp } from '../users/api-fields';
 import { CLIENT_LABELS } from './client-label';
-
-/**
- * A session as `GET /api/v1/me/sessions` and `GET /api/v1/children/{id}/sessions` show it. Its
- * `id` is the session's public id, never the token or any part of it: the row id is the token's
- * first half, so it stays inside the service (audit rows, the database).
- */
-export interface SessionView {
-  id: string;
-  createdAt: string;
-  /** Written at most once per touch interval (an hour): accurate to that. */
-  lastUsedAt: string;
-  /** The absolute expiry, as the sign-in answer and `/me` give it; an idle session ends earlier. */
-  expiresAt: string;
-  client: ClientLabel;
-  /** True for the session the request was made with. */
-  current: boolean;
-}
 
 /** Domain separation: this hash of a row id serves no other purpose. */
 const PUBLIC_ID_CONTEXT = 'community-platform:session-public-id:v1:';
@@ -60,14 +43,24 @@ export function toSessionView(session: LiveSession, currentRowId: string | null)
   };
 }
 
-/** The shape of `SessionView`, for the OpenAPI document. */
+/** What the session lists show of a session: the OpenAPI document's schema, and `SessionView`. */
 export const sessionViewSchema = lazySchema(() =>
   z.strictObject({
+    // The session's public id, never the token or any part of it: the row id is the token's first
+    // half, so it stays inside the service (audit rows, the database).
     id: z.string().check(z.regex(PUBLIC_SESSION_ID)),
     createdAt: timestamp(),
+    // Written at most once per touch interval (an hour): accurate to that.
     lastUsedAt: timestamp(),
+    // The absolute expiry, as the sign-in answer and `/me` give it; an idle session ends earlier.
     expiresAt: timestamp(),
     client: z.enum(CLIENT_LABELS),
     current: z.boolean(),
   }),
 );
+
+/**
+ * A session as `GET /api/v1/me/sessions` and `GET /api/v1/children/{id}/sessions` show it
+ * (`sessionViewSchema`); `current` is true for the session the request was made with.
+ */
+export type SessionView = z.output<ReturnType<typeof sessionViewSchema.schema>>;

@@ -8,12 +8,9 @@ import { UniqueViolationError } from '../db/database-errors';
  * speaks of an SMS *opt-out*, and the addresses come from claims the identity provider verified.
  * `sms: false` is the user's own SMS opt-out; the fan-out checks it (and the provider's STOP list)
  * before every SMS and records the recipient as `opted_out`.
+ * (The shape: `preferencesSchema`.)
  */
-export interface NotificationPreferences {
-  push: boolean;
-  sms: boolean;
-  email: boolean;
-}
+export type NotificationPreferences = z.output<ReturnType<typeof preferencesSchema.schema>>;
 
 export const DEFAULT_PREFERENCES: Readonly<NotificationPreferences> = Object.freeze({ push: true, sms: true, email: true });
 
