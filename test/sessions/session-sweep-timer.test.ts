@@ -1,6 +1,8 @@
 import { InvocationContext, type Timer } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backgroundHandler } from '../../shared/background/background-handler';
+import { sweepSessions } from '../../functions/session-sweep-timer';
+import { backgroundHandlerOf } from '../../shared/composition/app-functions';
+import { runWithLogContext } from '../../shared/logging/log-context';
 import type { Session } from '../../shared/sessions/session';
 import { insertSession } from '../../shared/sessions/session-store';
 import { startSession } from '../../shared/sessions/start-session';
@@ -51,19 +53,24 @@ async function session(times: { created: number; idle: number; absolute: number;
   return row.id;
 }
 
+/**
+ * One sweep. Without options, a run of the real timer function (functions/session-sweep-timer.ts,
+ * through the wrapper its registration uses), its result read from its summary line; with options
+ * (smaller batches), the sweep itself under the same trace id.
+ */
 async function runSweep(options?: SessionSweepOptions): Promise<SessionSweepResult> {
-  let result: SessionSweepResult | undefined;
+  if (options) return runWithLogContext({ traceId: TRACE_ID, userId: null }, () => sweepExpiredSessions(h.services, options));
   const context = new InvocationContext({
     invocationId: '6a1b3c5d-0000-4000-8000-000000000002',
     functionName: 'session-sweep-timer',
     traceContext: { traceParent: `00-${TRACE_ID}-00f067aa0ba902b7-01`, traceState: '', attributes: {} },
   });
   const timer: Timer = { isPastDue: false, schedule: { adjustForDST: true }, scheduleStatus: { last: '', next: '', lastUpdated: '' } };
-  await backgroundHandler<Timer>('session-sweep-timer', h.services, async () => {
-    result = await sweepExpiredSessions(h.services, options);
-  })(timer, context);
-  if (!result) throw new Error('the sweep did not run');
-  return result;
+  const before = h.sink.lines.length;
+  await backgroundHandlerOf<Timer>(sweepSessions, () => h.services)(timer, context);
+  // The summary is an info line only when the sweep ended something.
+  const summary = h.sink.lines.slice(before).find((line) => line.message === 'expired sessions swept');
+  return summary ? { idle: Number(summary.idle), absolute: Number(summary.absolute), more: summary.more === true } : { idle: 0, absolute: 0, more: false };
 }
 
 const sessionRow = (id: string) =>

@@ -2,7 +2,8 @@ import { InvocationContext, type Timer } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertAdultFailure } from '../../shared/throttles/adult-sign-in-throttle-store';
 import { sweepSignInThrottles, type ThrottleSweepOptions, type ThrottleSweepResult } from '../../shared/auth/sweep-sign-in-throttles';
-import { backgroundHandler } from '../../shared/background/background-handler';
+import { sweepSessions } from '../../functions/session-sweep-timer';
+import { backgroundHandlerOf } from '../../shared/composition/app-functions';
 import { createFlowHarness, DAY, MINUTE, type FlowHarness } from '../auth/flows/flow-harness';
 
 /**
@@ -23,15 +24,27 @@ afterAll(async () => {
   await h?.close();
 });
 
+/**
+ * One sweep. Without options, a run of the real timer function (functions/session-sweep-timer.ts,
+ * which sweeps sessions, then throttle rows), its result read from its summary line; with options,
+ * the throttle sweep itself.
+ */
 async function runSweep(options?: ThrottleSweepOptions): Promise<ThrottleSweepResult> {
-  let result: ThrottleSweepResult | undefined;
+  if (options) return sweepSignInThrottles(h.services, options);
   const context = new InvocationContext({ invocationId: '6a1b3c5d-0000-4000-8000-000000000017', functionName: 'session-sweep-timer' });
   const timer: Timer = { isPastDue: false, schedule: { adjustForDST: true }, scheduleStatus: { last: '', next: '', lastUpdated: '' } };
-  await backgroundHandler<Timer>('session-sweep-timer', h.services, async () => {
-    result = await sweepSignInThrottles(h.services, options);
-  })(timer, context);
-  if (!result) throw new Error('the sweep did not run');
-  return result;
+  const before = h.sink.lines.length;
+  await backgroundHandlerOf<Timer>(sweepSessions, () => h.services)(timer, context);
+  // The summary is an info line only when the sweep removed something.
+  const summary = h.sink.lines.slice(before).find((line) => line.message === 'sign-in throttle rows swept');
+  const count = (name: string): number => Number(summary?.[name] ?? 0);
+  return {
+    usernames: count('usernames'),
+    addressFailures: count('addressFailures'),
+    adultFailures: count('adultFailures'),
+    reservedUsernames: count('reservedUsernames'),
+    more: summary?.more === true,
+  };
 }
 
 const count = (table: string): number => Number(h.rows<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`)[0]?.n);

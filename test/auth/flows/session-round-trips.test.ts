@@ -2,7 +2,8 @@ import { HttpRequest } from '@azure/functions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthDeps } from '../../../shared/auth/auth-deps';
 import { authenticateSession } from '../../../shared/auth/authenticate-session';
-import { profileOf } from '../../../shared/auth/profile';
+import { me } from '../../../functions/me';
+import { httpHandlerOf } from '../../../shared/composition/app-functions';
 import { updateChild } from '../../../shared/family/update-child';
 import type { Database, SqlExecutor, TransactionExecutor } from '../../../shared/db/database';
 import { createHttpPipeline } from '../../../shared/http/http-pipeline';
@@ -91,9 +92,8 @@ afterAll(async () => {
 
 const pipeline = () => createHttpPipeline({ logger: h.services.logger, telemetry: h.telemetry, authenticate: (a) => authenticateSession(a, auth) });
 
-/** `functions/me.ts`, built on the counted pipeline (the function file builds its services from process.env). */
-const meEndpoint = () =>
-  pipeline()({ route: 'v1/me', authenticated: true }, async ({ caller }) => ({ status: 200, jsonBody: profileOf(caller) }));
+/** The real `GET /api/v1/me` (functions/me.ts), on services whose pipeline and ports use the counted database. */
+const meEndpoint = () => httpHandlerOf(me, { ...h.services, corePorts: auth, httpPipeline: pipeline() });
 
 /** An authenticated endpoint that reads nothing itself: what remains is the session check. */
 const plainEndpoint = () => pipeline()({ route: 'v1/plain', authenticated: true }, async () => ({ status: 204 }));
