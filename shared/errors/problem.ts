@@ -24,11 +24,7 @@ export interface Problem {
  * `pointer` is a JSON Pointer (RFC 6901) into the body as sent ("" for the body itself); `code`
  * says what is wrong; `detail` what a valid value looks like. Neither ever holds the submitted value.
  */
-export interface FieldError {
-  pointer: string;
-  code: string;
-  detail: string;
-}
+export type FieldError = NonNullable<ProblemBody['errors']>[number];
 
 export interface ProblemOptions {
   detail?: string;
@@ -71,16 +67,8 @@ export function isProblem(value: unknown): value is Problem {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'problem';
 }
 
-/** The RFC 9457 body of a problem, as the contract shapes it: always its six members, `errors` when given. */
-export interface ProblemBody {
-  type: 'about:blank';
-  title: string;
-  status: number;
-  code: ErrorCode;
-  detail: string;
-  errors?: FieldError[];
-  traceId: string;
-}
+/** The RFC 9457 body of a problem, as the contract shapes it: always its six members, `errors` when given (`problemBodySchema`). */
+export type ProblemBody = z.output<ReturnType<typeof problemBodySchema.schema>>;
 
 /**
  * Renders the client-facing body of a problem; nothing from `cause` reaches it. The one place a
