@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { APP_FUNCTIONS } from '../../functions/index';
 import { ROOT } from './alert-catalogue';
 
 /**
@@ -36,20 +37,24 @@ export interface HttpFunction {
   endpoints: string[];
 }
 
-/** The HTTP functions registered under functions/ (`app.http(name, { route, methods })`). */
+/** The HTTP functions the app registers, from their definitions (functions/index.ts): the endpoints and the catch-all. */
 export function httpFunctions(): HttpFunction[] {
-  const dir = path.join(ROOT, 'functions');
   const prefix = routePrefix();
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.ts'))
-    .flatMap((file) => {
-      const text = readFileSync(path.join(dir, file), 'utf8');
-      const route = /const route = '([^']+)'/.exec(text)?.[1];
-      const registration = /app\.http\('([^']+)',\s*\{([\s\S]*?)\}\);/.exec(text);
-      if (!route || !registration) return [];
-      const methods = [...(/methods:\s*\[([^\]]*)\]/.exec(registration[2] ?? '')?.[1] ?? '').matchAll(/'([A-Z]+)'/g)].map((m) => m[1]);
-      return [{ name: registration[1] ?? '', endpoints: methods.map((method) => `${method} /${prefix}/${route}`) }];
-    });
+  return APP_FUNCTIONS.flatMap((fn): HttpFunction[] => {
+    if (fn.kind === 'http') {
+      const methods = [fn.method.toUpperCase(), ...(fn.head ? ['HEAD'] : [])];
+      return [{ name: fn.name, endpoints: methods.map((method) => `${method} /${prefix}/${fn.route}`) }];
+    }
+    if (fn.kind === 'catch-all') {
+      return [{ name: fn.name, endpoints: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].map((method) => `${method} /${prefix}/{*path}`) }];
+    }
+    return [];
+  });
+}
+
+/** The names of the app's Event Grid functions. */
+export function eventGridFunctions(): string[] {
+  return APP_FUNCTIONS.filter((fn) => fn.kind === 'event-grid').map((fn) => fn.name);
 }
 
 const LOG_LEVELS = new Set(['info', 'warn', 'error', 'debug']);

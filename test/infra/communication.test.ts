@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DELIVERY_RESULTS } from '../../shared/notifications/delivery/delivery-ledger';
 import { loadAlerts, loadWorkbookQueries, queryText, ROOT } from './alert-catalogue';
-import { appSources, sourceStringLiterals } from './code-names';
+import { eventGridFunctions, sourceStringLiterals } from './code-names';
 
 /**
  * Communication Services by identity and its delivery reports through Event Grid, read as text (no
@@ -93,7 +93,7 @@ describe('Communication Services delivery reports through Event Grid', () => {
   });
 
   it('subscribes, in both hooks, the Event Grid function the code registers, through the host\'s webhook', () => {
-    const registered = [...appSources().values()].flatMap((text) => [...text.matchAll(/app\.eventGrid(?:<[^>]*>)?\('([^']+)'/g)].map((m) => m[1]));
+    const registered = eventGridFunctions();
     expect(registered).toContain('communication-events');
     for (const [name, text] of Object.entries(hooks)) {
       expect(text, name).toMatch(/function_?[nN]ame\s*=\s*'?communication-events'?/);
