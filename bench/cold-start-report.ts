@@ -33,7 +33,7 @@ export function coldStartMeasurement(
   };
 }
 
-/** Judged on the time to ready (issue 27): entry point loaded and every `appStart` hook done. */
+/** Judged on the time to ready: entry point loaded and every `appStart` hook done. */
 const verdictOfCase = (c: ColdStartMeasurement['cases'][number]): Verdict | undefined =>
   c.goal === undefined ? undefined : verdictOf(c.result.ready.ratio.median <= c.goal);
 
@@ -139,7 +139,7 @@ export function coldStartGoals(m: ColdStartMeasurement): GoalRow[] {
     const verdict = verdictOfCase(c);
     const figure = `${spreadText(c.result.ready.ratio, times)} the bare app (medians ${ms(c.result.ready.ms.median)} against ${ms(baseline.ready.ms.median)} ms; registration only ${times(c.result.ratio.median)})`;
     const label = `${c.result.label.charAt(0).toLowerCase()}${c.result.label.slice(1)}`;
-    if (verdict) return [{ goal: `Time to ready, ${label}: ≤ ${c.goal}× the bare app (issue 27)`, figure, verdict }];
+    if (verdict) return [{ goal: `Time to ready, ${label}: ≤ ${c.goal}× the bare app`, figure, verdict }];
     // The unbundled output is a comparison, not a way the app starts.
     if (c.result.label.startsWith('For comparison')) return [];
     return [{ goal: `Time to ready, ${label} (no figure set)`, figure, verdict: 'informational' }];
@@ -160,7 +160,7 @@ export function coldStartGoals(m: ColdStartMeasurement): GoalRow[] {
 
 /**
  * Registration alone, informational: the Functions worker answers the host only after the
- * `appStart` hooks, so work moved from registration into a hook is not gained (issue 27).
+ * `appStart` hooks, so work moved from registration into a hook is not gained.
  */
 function renderRegistration(m: ColdStartMeasurement): string[] {
   return [
@@ -226,7 +226,7 @@ export function renderColdStartSection(m: ColdStartMeasurement): string[] {
     ];
   });
   return [
-    `## Cold start: time to ready, whole processes, ${m.rounds} interleaved rounds (issue 27)`,
+    `## Cold start: time to ready, whole processes, ${m.rounds} interleaved rounds`,
     '',
     `Each start is a fresh \`node\` process running \`bench/cold-start/probe.ts\`: it provides \`@azure/functions-core\` as the Functions worker does, loads the app's entry, closes registration, runs the app's \`appStart\` hooks one after another as the worker's \`startApp\` does before it answers the host, and reports the milliseconds since the process began until they are done (**time to ready**, the judged figure; Node's own start-up included, the same for every scenario), the same until registration closed, its CPU time and the modules loaded (the probe's own included). The scenarios take turns: round 1 starts each once, then round 2… so a change in the machine's load hits all of them; the ratio to the bare app is taken within each round; the bare app has no hook, so its ready is its registration. The app's scenarios run with production settings (\`APP_ENV=production\` and placeholders for what production requires; nothing is connected at start). Compile cache: \`warm\` gives a scenario a \`NODE_COMPILE_CACHE\` directory of its own, filled by one unmeasured start (an image that carries the cache, or a restart); \`empty\` starts each run with a new empty directory. Goals are judged on the **median** ratio.`,
     '',

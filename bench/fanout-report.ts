@@ -29,13 +29,13 @@ const ADAPTER_LABEL: Record<AdapterChannel, string> = {
 };
 
 /**
- * Time ÷ floor of each repeat: min / median / max. Push's floor (issue 27) is the provider floor
+ * Time ÷ floor of each repeat: min / median / max. Push's floor is the provider floor
  * plus the ledger floor measured beside the same repeat; the other channels' is the provider floor.
  */
 const ratios = (p: Pick<FanoutPhase, 'repeats'>): Spread => spread(p.repeats.map((r) => r.wallMs / (r.floorMs + (r.ledgerFloorMs ?? 0))));
 /** The figure the goal is judged on: the median of the repeats' time ÷ floor. */
 const ratio = (p: FanoutPhase): number => ratios(p).median;
-/** Push alone is judged against its floor with the ledger's (issue 27), the others against the provider floor (issue 4). */
+/** Push alone is judged against its floor with the ledger's, the others against the provider floor. */
 const goalRatio = (p: Pick<FanoutPhase, 'ledgerFloor'>): number => (p.ledgerFloor ? PUSH_GOAL_RATIO : FANOUT_GOAL_RATIO);
 const met = (p: FanoutPhase): boolean => ratio(p) <= goalRatio(p);
 const goal = (p: FanoutPhase): string => (met(p) ? `met (≤ ${goalRatio(p)}×)` : `**not met** (> ${goalRatio(p)}×)`);
@@ -53,7 +53,7 @@ const mibSpread = (s: Spread): string => `${spreadText(s, (value) => mib(value))
 export function fanoutGoals(m: FanoutMeasurement): GoalRow[] {
   return m.phases.map((p) => ({
     goal: p.ledgerFloor
-      ? `Fan-out, push alone: ≤ ${PUSH_GOAL_RATIO}× (provider floor + ledger floor) (issue 27)`
+      ? `Fan-out, push alone: ≤ ${PUSH_GOAL_RATIO}× (provider floor + ledger floor)`
       : `Fan-out, ${LABEL[p.name].toLowerCase()}: ≤ ${FANOUT_GOAL_RATIO}× its floor (issue goal 5)`,
     figure: `${spreadText(ratios(p), times)} the floor of ${floorOf(p)} (time ${secondsSpread(figure(p, (r) => r.wallMs))}; worker CPU ${spreadText(figure(p, (r) => r.cpuMs / p.result.recipients), (value) => `${value.toFixed(3)} ms`)} a recipient)`,
     verdict: met(p) ? 'met' : 'not met',
@@ -179,7 +179,7 @@ function appSideCosts(m: FanoutMeasurement): string[] {
 }
 
 /**
- * The fan-out section of bench/results.md (issue 4): one run per channel and the combined run,
+ * The fan-out section of bench/results.md: one run per channel and the combined run,
  * each with the provider requests it made, its time against its own floor (the provider-latency
  * bound, `FanoutFloor`) and the goal, the ledger results, e-mail status polls, CPU and peak RSS;
  * then each ACS adapter alone, and why a run missed the goal.
@@ -244,7 +244,7 @@ export function renderFanoutSection(m: FanoutMeasurement): string[] {
           p.result.emailOperationCheck === undefined ? '–' : `\`${p.result.emailOperationCheck}\` (${count(p.emailStatusAfter)} request)`,
         ),
         rows('Floor', (p) => floorText(p, plan, m.deliveryConcurrency)),
-        rows('Ledger floor (push, issue 27): the same row writes with bare prepared statements, median run', (p) =>
+        rows('Ledger floor (push): the same row writes with bare prepared statements, median run', (p) =>
           p.ledgerFloor
             ? `${seconds(p.ledgerFloor.ms)}: ${count(p.ledgerFloor.rowWrites)} row writes (claims, results, tickets) in ${count(p.ledgerFloor.transactions)} transactions, ${perItem(p.ledgerFloor.ms, p.result.recipients)} a recipient`
             : '–',
@@ -321,7 +321,7 @@ export function renderFanoutSection(m: FanoutMeasurement): string[] {
   ];
 }
 
-/** Push alone at several audience sizes (issue 27): how the cost grows with the audience. */
+/** Push alone at several audience sizes: how the cost grows with the audience. */
 export interface PushScaling {
   sizes: { recipients: number; phase: FanoutPhase }[];
 }
@@ -340,7 +340,7 @@ export function pushScalingGoals(s: PushScaling): GoalRow[] {
   if (!scaled) return [];
   return [
     {
-      goal: `Push alone, time per recipient at ${count(scaled.to)} ≤ ${PUSH_SCALING_GOAL}× that at ${count(scaled.from)} (issue 27)`,
+      goal: `Push alone, time per recipient at ${count(scaled.to)} ≤ ${PUSH_SCALING_GOAL}× that at ${count(scaled.from)}`,
       figure: `${times(scaled.ratio)} (${s.sizes.map((size) => `${count(size.recipients)}: ${perRecipientMs(size.phase).median.toFixed(3)} ms`).join(', ')} a recipient, medians)`,
       verdict: scaled.ratio <= PUSH_SCALING_GOAL ? 'met' : 'not met',
     },
@@ -350,7 +350,7 @@ export function pushScalingGoals(s: PushScaling): GoalRow[] {
 export function renderPushScaling(s: PushScaling): string[] {
   const scaled = scalingRatio(s);
   return [
-    `## Push alone at ${s.sizes.map((size) => count(size.recipients)).join(', ')} recipients (issue 27)`,
+    `## Push alone at ${s.sizes.map((size) => count(size.recipients)).join(', ')} recipients`,
     '',
     'The push fan-out as above (a fresh database and worker process per run, the fakes answering after the same latency), at each audience size, repeats interleaved within each size; its floor is the provider floor plus the ledger floor measured beside each repeat.',
     '',

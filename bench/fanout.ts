@@ -17,13 +17,13 @@ import { rssProbe } from './rss';
 /** The SMS spend cap of each run: 10,000 SMS at the default unit price cost $75, which the guard must let through. */
 export const FANOUT_SMS_CAP_USD = 1000;
 
-/** The goal of the fan-out (issue 4): every channel's time at most this many times its floor. */
+/** The goal of the fan-out: every channel's time at most this many times its floor. */
 export const FANOUT_GOAL_RATIO = 2;
 
-/** Issue 27: push alone at most this many times (provider floor + ledger floor). */
+/** Push alone at most this many times (provider floor + ledger floor). */
 export const PUSH_GOAL_RATIO = 1.5;
 
-/** Issue 27: push's time per recipient at 100,000 at most this many times that at 10,000. */
+/** Push's time per recipient at 100,000 at most this many times that at 10,000. */
 export const PUSH_SCALING_GOAL = 1.2;
 
 /**
@@ -179,7 +179,7 @@ export interface FanoutMeasurement {
 }
 
 /**
- * The fan-out benchmark (issue 4): `recipients` adults, each with a push token, a phone number and
+ * The fan-out benchmark: `recipients` adults, each with a push token, a phone number and
  * an e-mail address, delivered by the app's fan-out code against local fake Expo and ACS servers
  * that answer after `providerDelayMs`; the fake ACS answers an e-mail send as ACS does (202,
  * `Operation-Location`, the operation `Running` with a `retry-after` on status requests). Four runs

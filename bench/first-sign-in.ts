@@ -9,7 +9,7 @@ import { ms, spreadText, table, times } from './markdown';
 import { median, spread, type Spread } from './stats';
 
 /**
- * Issue 27, point 1: what the first sign-in of a fresh process costs against a warm one, and
+ * What the first sign-in of a fresh process costs against a warm one, and
  * unknown username against wrong PIN from the very first request. Each round starts five fresh
  * local hosts on one seeded SQLite database, one after another, each answering a different first
  * request: a child sign-in, an adult sign-in, an unknown username, a wrong PIN, and `/api/health`
@@ -163,12 +163,12 @@ const within = (ratio: number, tolerance: number): boolean => Math.abs(ratio - 1
 export function firstSignInGoals(m: FirstSignInMeasurement): GoalRow[] {
   return [
     {
-      goal: `First child sign-in of a fresh process: ≤ ${GOALS.firstChildSignIn}× a warm one (issue 27)`,
+      goal: `First child sign-in of a fresh process: ≤ ${GOALS.firstChildSignIn}× a warm one`,
       figure: `${spreadText(m.child.ratio, times)} (first ${ms(m.child.first.median)} ms, warm ${ms(m.child.warm.median)} ms, medians)`,
       verdict: verdictOf(m.child.ratio.median <= GOALS.firstChildSignIn),
     },
     {
-      goal: `First sign-in of a fresh process, unknown username ÷ wrong PIN: within ${GOALS.timingTolerance * 100} % (issue 27)`,
+      goal: `First sign-in of a fresh process, unknown username ÷ wrong PIN: within ${GOALS.timingTolerance * 100} %`,
       figure: `${spreadText(m.unknownVsWrongPin.ratio, times)} (${ms(m.unknownVsWrongPin.unknown.median)} against ${ms(m.unknownVsWrongPin.wrongPin.median)} ms, medians)`,
       verdict: verdictOf(within(m.unknownVsWrongPin.ratio.median, GOALS.timingTolerance)),
     },
@@ -188,7 +188,7 @@ export function firstSignInGoals(m: FirstSignInMeasurement): GoalRow[] {
 export function renderFirstSignInSection(m: FirstSignInMeasurement): string[] {
   const rows = firstSignInGoals(m);
   return [
-    `## First sign-ins of a fresh process (${m.plan.rounds} rounds, issue 27)`,
+    `## First sign-ins of a fresh process (${m.plan.rounds} rounds)`,
     '',
     `Each round starts five fresh local hosts (\`dist/devhost/main.js\`, \`APP_ENV=test\`, SQLite, \`UV_THREADPOOL_SIZE=2\`) one after another on one seeded database, migrated by the seeding host; the measured hosts run with \`MIGRATE_ON_OPEN=false\`, so they open it as production does, never checking or running migrations (production takes its schema from \`npm run migrate\`; \`APP_ENV=production\` cannot run on SQLite, and this is the one setting that differs from the seeding host), each sent a different first request: a child sign-in, an adult sign-in (an ID token from the bench's JWKS server on 127.0.0.1), an unknown username, a wrong PIN, and for reference \`GET /api/health\` (what any first request costs: no database, no hashing); the order turns each round. The child, adult and health hosts then answer ${m.plan.warm} more of the same, one at a time: their median is the warm figure, and the ratio is taken within each process. The first request includes everything the process left for later: opening the database, loading argon2 or jose, fetching the JWKS. Times are the client's, from sending to the answer's last byte; the first request also opens its TCP connection.`,
     '',

@@ -7,13 +7,13 @@ import { FANOUT_GOAL_RATIO } from './fanout';
  */
 export const GOALS = {
   /**
-   * Issue 27: whole-process time to ready (entry point loaded and every `appStart` hook done, when
+   * Whole-process time to ready (entry point loaded and every `appStart` hook done, when
    * the worker answers the host) ÷ the bare app's, without telemetry.
    */
   coldStartNoTelemetry: 1.3,
   /** The same with a telemetry backend configured (Application Insights, or OTLP). */
   coldStartTelemetry: 1.5,
-  /** Issue 27: the first child sign-in of a fresh process ÷ a warm one. */
+  /** The first child sign-in of a fresh process ÷ a warm one. */
   firstChildSignIn: 1.2,
   /** The project's logger ÷ plain pino, nanoseconds per line, per line shape. */
   loggerLine: 1.4,
@@ -21,9 +21,9 @@ export const GOALS = {
   burstMiB: 60,
   /** Contract section 4: unknown username and wrong PIN within this fraction of each other. */
   timingTolerance: 0.1,
-  /** Issue 17: a real child's sign-in behind a flood from one client, p95 in ms. */
+  /** A real child's sign-in behind a flood from one client, p95 in ms. */
   hashFairnessP95Ms: 1000,
-  /** Issue 17: RSS after that flood above the warmed-up host's idle, MiB. */
+  /** RSS after that flood above the warmed-up host's idle, MiB. */
   hashFairnessMiB: 50,
   /** Fan-out: each channel's time ÷ its provider-latency floor. */
   fanoutRatio: FANOUT_GOAL_RATIO,

@@ -10,7 +10,7 @@ import { rssProbe } from './rss';
 import { percentile, spread, type Spread } from './stats';
 
 /**
- * Issue 17, point 2: bounded, fair hash work. A real child signs in from its own address while one
+ * Bounded, fair hash work. A real child signs in from its own address while one
  * client floods the host with junk child sign-ins (unknown usernames, one address): Argon2's
  * waiting line serves addresses in turn, so the child waits about one turn, not behind the flood,
  * and the line's bound sends the rest of the flood away with 503 instead of holding it in memory.
@@ -85,7 +85,7 @@ export async function measureHashFairness(plan: HashFairnessPlan, note: (message
       });
     // Warm means every hashing thread has hashed once: glibc keeps each thread's Argon2 memory (19 MiB) in that
     // thread's arena, so a host warmed by one sign-in would count the second thread's first hash as the flood's.
-    // (The dummy hash computed at start used to warm the other thread; it is shipped now, issue 27.)
+    // (The dummy hash computed at start used to warm the other thread; it is shipped precomputed now, so no start warms a thread.)
     const warm = await Promise.all(['198.51.100.250', '198.51.100.251'].map(childSignIn));
     for (const answer of warm) {
       if (answer.status !== 200) throw new Error(`a warm-up sign-in answered ${answer.status}: ${answer.body}`);
@@ -150,16 +150,16 @@ const failedChildren = (m: HashFairnessMeasurement): number => m.rounds.reduce((
 const latencyMet = (m: HashFairnessMeasurement): boolean => failedChildren(m) === 0 && p95Spread(m).median < GOALS.hashFairnessP95Ms;
 const memoryMet = (m: HashFairnessMeasurement): boolean => afterAbove(m).median <= GOALS.hashFairnessMiB * MiB;
 
-/** The goal summary's rows of this section (issue 17, point 2). */
+/** The goal summary's rows of this section. */
 export function hashFairnessGoals(m: HashFairnessMeasurement): GoalRow[] {
   return [
     {
-      goal: `A child's sign-in behind ${m.plan.flood} junk sign-ins from one client answers in < ${GOALS.hashFairnessP95Ms} ms at p95 (issue 17)`,
+      goal: `A child's sign-in behind ${m.plan.flood} junk sign-ins from one client answers in < ${GOALS.hashFairnessP95Ms} ms at p95`,
       figure: `p95 ${spreadText(p95Spread(m), ms)} ms over ${m.rounds.length} rounds${failedChildren(m) > 0 ? `; ${failedChildren(m)} not 200` : ''}`,
       verdict: verdictOf(latencyMet(m)),
     },
     {
-      goal: `RSS after the flood within ${GOALS.hashFairnessMiB} MiB of idle (issue 17)`,
+      goal: `RSS after the flood within ${GOALS.hashFairnessMiB} MiB of idle`,
       figure: `${spreadText(afterAbove(m), mib)} MiB above idle`,
       verdict: verdictOf(memoryMet(m)),
     },
@@ -172,7 +172,7 @@ export function renderHashFairnessSection(m: HashFairnessMeasurement): string[] 
   const statuses = [...new Set(m.rounds.flatMap((round) => Object.keys(round.floodStatuses)))].sort();
   const all = m.rounds.flatMap((round) => round.childMs);
   return [
-    `## Hash fairness: a child behind a flood (issue 17: p95 < ${GOALS.hashFairnessP95Ms} ms, RSS after ≤ ${GOALS.hashFairnessMiB} MiB above idle; ${m.rounds.length} rounds)`,
+    `## Hash fairness: a child behind a flood (p95 < ${GOALS.hashFairnessP95Ms} ms, RSS after ≤ ${GOALS.hashFairnessMiB} MiB above idle; ${m.rounds.length} rounds)`,
     '',
     table(
       ['Measurement', 'Min / median / max over the rounds'],

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { PUSH_BATCH_LIMIT } from '../shared/notifications/push/deliver-push';
 
 /**
- * The ledger floor of a push fan-out (issue 27, point 4): the per-recipient row writes crash safety
+ * The ledger floor of a push fan-out: the per-recipient row writes crash safety
  * requires, with nothing else. On a database seeded like the run's (same engine, `node:sqlite`, same
  * pragmas as the app's connection), bare prepared statements, one row a statement run:
  * - each batch's claim: one transaction inserting its recipients' ledger rows (`pending`, leased);

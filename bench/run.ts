@@ -49,7 +49,7 @@ const HOST_PLAN: HostPlan = {
   burst: { count: 100, sampleEveryMs: 20, hosts: 3 },
   pepper: 'bench-only-pepper-not-a-secret-0123456789',
 };
-/** Issue 17: a child's sign-ins behind 200 junk ones from one client, 10 rounds of 5. */
+/** A child's sign-ins behind 200 junk ones from one client, 10 rounds of 5. */
 const HASH_FAIRNESS_PLAN: HashFairnessPlan = {
   rounds: 10,
   flood: 200,
@@ -65,11 +65,11 @@ const PLAN = {
    * backend to be ready (Application Insights takes seconds) is informational, and costs 5 rounds.
    */
   coldStart: { rounds: 10, profiledStarts: 3, telemetryReadyRounds: 5 },
-  /** Issue 27: the first sign-ins of fresh processes against warm ones. */
+  /** The first sign-ins of fresh processes against warm ones. */
   firstSignIn: { rounds: 5, warm: 20 },
   logger: { lines: 20_000, repeats: 10 },
   /**
-   * Issue 4. Four batch messages at a time (runFanoutInProcess's default) already keep the worker's
+   * Four batch messages at a time (runFanoutInProcess's default) already keep the worker's
    * one core busy on two cores; more only raise its memory.
    */
   fanout: {
@@ -81,7 +81,7 @@ const PLAN = {
     acs: { emailPollsUntilDone: 2, emailRetryAfterSeconds: 20 },
     repeats: 3,
   },
-  /** Issue 27: push alone as the audience grows. */
+  /** Push alone as the audience grows. */
   pushScaling: { sizes: [1_000, 10_000, 100_000], repeats: 3 },
 } as const;
 const RESULTS_FILE = path.join(PROJECT_ROOT, 'bench', 'results.md');

@@ -8,7 +8,7 @@ import { pruneAddressFailuresBatch, pruneUsernameFailuresBatch } from '../thrott
 import { pruneReleasedUsernamesBatch } from '../users/account-erasure-store';
 
 /**
- * The throttle tables' part of the hourly sweep (issue 17): rows that can no longer change an
+ * The throttle tables' part of the hourly sweep: rows that can no longer change an
  * answer are deleted, so a guesser submitting fresh usernames cannot grow the tables for ever.
  * - `SignInUsernameFailures`: a username's failures still count towards its lock until it has been
  *   idle `usernameIdleMs` (30 days: at most 9 guesses per username per 30 days without a lock).

@@ -6,7 +6,7 @@ import { createInMemoryTelemetry } from '../telemetry/in-memory';
 import { backgroundHandler } from './background-handler';
 
 /**
- * Issue 13, point 5: trigger data as the Functions host sends it, not only as the local host does.
+ * Trigger data as the Functions host sends it, not only as the local host does.
  * The host's timer binding sets `IsPastDue` when it runs an occurrence missed while no instance ran
  * (the schedule monitor), and the queue binding writes .NET `DateTimeOffset`s (`+00:00`, up to seven
  * fraction digits) where the local host writes JavaScript's `Z`.

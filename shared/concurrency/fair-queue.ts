@@ -4,7 +4,7 @@
  * turn), so a client that floods the queue waits behind itself, not in front of everyone else.
  * Nobody waits for ever: past `maxQueued` waiting tasks, or `maxWaitMs` in line, a task is refused
  * with `QueueRefusal` instead of run. The secret hasher puts Argon2 behind one, keyed by the
- * client's address bucket (issue 17).
+ * client's address bucket.
  */
 
 export interface FairQueueOptions {

@@ -30,7 +30,7 @@ import { CLIENT_LABELS } from '../sessions/client-label';
 import { accountType, entityId, role, section, timestamp, userStatus } from '../users/api-fields';
 
 /**
- * `GET /api/v1/me/export`: the caller's own data as one JSON document (issue 11, item 5). Each
+ * `GET /api/v1/me/export`: the caller's own data as one JSON document. Each
  * list holds at most `EXPORT_LIST_LIMIT` rows, newest first; a person reaches that only through
  * years of use or a flood of failed sign-ins against a child's name. A session's row id is the
  * token's first half and never leaves the service, so sessions (and the audit rows that name one)

@@ -62,7 +62,7 @@ describe('errors that point at the field', () => {
     });
   });
 
-  it('an unknown member points at itself, one entry each, when its name is a plain name (issue 29, point 3)', () => {
+  it('an unknown member points at itself, one entry each, when its name is a plain name', () => {
     const { errors, summary } = errorsOf(createChildBody, { username: 'sam', pin: '1', scopes: [], nickname: CANARY });
     expect(errors).toEqual([{ pointer: '/nickname', code: 'unknown_field', detail: 'Unknown field; remove it.' }]);
     expect(summary).toBe('Invalid body: /nickname: Unknown field; remove it.');
@@ -79,7 +79,7 @@ describe('errors that point at the field', () => {
     ]);
   });
 
-  it('every failing field of a new child, the username rule\'s too (issue 29, point 3)', () => {
+  it('every failing field of a new child, the username rule\'s too', () => {
     const { errors } = errorsOf(createChildBody, { username: 'a', pin: 482915, scopes: CANARY });
     expect(errors).toEqual([
       { pointer: '/username', code: 'too_small', detail: USERNAME_RULE_DETAIL },

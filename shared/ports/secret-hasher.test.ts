@@ -240,7 +240,7 @@ describe('the concurrency bound', () => {
   });
 });
 
-describe('the waiting line (issue 17)', () => {
+describe('the waiting line', () => {
   const DIGEST = '$argon2id$v=19$m=1,t=1,p=1$c2FsdA$aGFzaA';
 
   it('serves clients in turn: one behind a flood of 50 from another address waits one turn, not 50', async () => {

@@ -145,7 +145,7 @@ export interface SecretHasherStats {
 }
 
 /**
- * Whose work a computation is: the waiting line serves clients in turn (issue 17), so one
+ * Whose work a computation is: the waiting line serves clients in turn, so one
  * client's flood of sign-ins cannot make another's wait behind all of it.
  */
 export interface HashWork {

@@ -20,7 +20,7 @@ export interface WorkerTelemetryOptions {
 }
 
 /**
- * What a shutdown flush may take (issue 27): the Functions host kills the worker 5 s after
+ * What a shutdown flush may take: the Functions host kills the worker 5 s after
  * `WorkerTerminate`, and every stop must end within 3 s of it whatever the telemetry endpoint does.
  */
 export const WORKER_FLUSH_TIMEOUT_MS = 2_000;

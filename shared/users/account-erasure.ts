@@ -14,7 +14,7 @@ import {
 } from './account-erasure-store';
 
 /**
- * Erasure of an account (issue 11, item 5): in one transaction, everything that identifies the
+ * Erasure of an account: in one transaction, everything that identifies the
  * person goes (contact data, the identity provider's subject, a child's username and secret hash,
  * sessions, devices, preferences, an adult's unpublished announcements), and the Users row stays
  * as a tombstone with status `erased`, so the audit rows, consents and announcements that hold its

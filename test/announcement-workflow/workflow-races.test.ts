@@ -9,7 +9,7 @@ import {
 import { createAnnouncementHarness, type AnnouncementHarness } from './announcement-harness';
 
 /**
- * Issue 17, point 4: each workflow step happens once. Twenty calls of one step on one announcement
+ * Each workflow step happens once. Twenty calls of one step on one announcement
  * at once: exactly one succeeds, the others get 409 `invalid_transition`, and there is exactly one
  * audit row of the step (and, for publish, exactly one fan-out message). In process, on one
  * instance: node:sqlite waits for another connection's write lock synchronously, so two instances

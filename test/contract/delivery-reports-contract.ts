@@ -51,7 +51,7 @@ const smsSent = (messageId: string, tag?: string): SmsDelivery => ({
 const emailSent = (operationId: string): EmailDelivery => ({ senderAddress: SENDER, to: EMAIL, subject: 't', plainText: 'b', operationId, end: 'Succeeded' });
 
 /**
- * What the delivery reports do to the stores (issue 9): the ledger's `accepted` rows settled by
+ * What the delivery reports do to the stores: the ledger's `accepted` rows settled by
  * report or by the settle timer, the reply keywords, the bounce list, and each event applied once.
  */
 export function describeDeliveryReportsContract(name: string, factory: TestDatabaseFactory): void {
@@ -100,7 +100,7 @@ export function describeDeliveryReportsContract(name: string, factory: TestDatab
       ]);
     });
 
-    it('applies events shaped as Microsoft\'s samples show them (capitalised fields, numbers without "+"), in both schemas (issue 29, point 4)', async () => {
+    it('applies events shaped as Microsoft\'s samples show them (capitalised fields, numbers without "+"), in both schemas', async () => {
       const keys = await seed(database());
       await accept(keys.sms, 'Outgoing_5');
       await accept(keys.email, emailOperationId(keys.email));

@@ -7,7 +7,7 @@ import type { LocalHost } from '../helpers/local-host';
 import { auditRows, readRows } from '../helpers/sqlite-reader';
 
 /**
- * Export and erasure over real HTTP through the local host (issue 11, item 5): `GET /api/v1/me/export`
+ * Export and erasure over real HTTP through the local host: `GET /api/v1/me/export`
  * for a parent and a child, `DELETE /api/v1/children/{id}?erase=true` removing the child's personal
  * data (a tombstone left, the username reserved), `DELETE /api/v1/me` refused while a child is not
  * erased and then erasing the adult. Another parent's ids 404, a child's token 403, and nothing

@@ -275,7 +275,7 @@ describe('the workflow', () => {
   });
 });
 
-describe('twenty concurrent calls of one step over two hosts on one database (issue 17)', () => {
+describe('twenty concurrent calls of one step over two hosts on one database', () => {
   it('let exactly one call of each step succeed: the others get 409, and there is one audit row and one fan-out', async () => {
     const second = await startLocalHost(env.hostEnv);
     try {

@@ -92,7 +92,7 @@ describe('child accounts', () => {
     const malformed = await api.request('POST', '/api/v1/children', { body: '{"username":' });
     expect(malformed.status).toBe(401);
     expect(malformed.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
-    // Except a body over the limit: the host refuses it from its Content-Length before any work, session check included (issue 17).
+    // Except a body over the limit: the host refuses it from its Content-Length before any work, session check included.
     const tooLarge = await api.request('POST', '/api/v1/children', { body: { username: 'x'.repeat(20_000) } });
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.code).toBe('payload_too_large');
@@ -325,7 +325,7 @@ describe('two hosts on one database', () => {
   });
 });
 
-describe('a flood of sign-ins from one address (issue 17)', () => {
+describe('a flood of sign-ins from one address', () => {
   it('lets a child from another address in, and answers what the hasher has no room for with 503 and Retry-After, recording nothing', async () => {
     // A short line, so a flood of 60 overflows it at once.
     const second = await startLocalHost({ ...env.hostEnv, HASH_QUEUE_MAX: '8', HASH_QUEUE_MAX_WAIT_MS: '2000' });

@@ -10,7 +10,7 @@ import { startLocalHost, type LocalHost } from '../helpers/local-host';
 import { readRows } from '../helpers/sqlite-reader';
 
 /**
- * Issues 18 and 26, "Done when": the local host, which keeps a running queue message invisible for
+ * The local host, which keeps a running queue message invisible for
  * the Functions host's 10 minutes (renewed halfway), is killed with SIGKILL in the middle of a
  * fan-out, then restarted on the same SQLite file and Azurite queue, and the fake providers count
  * what was really sent. The batch messages the killed host held stay invisible for 10 minutes, so

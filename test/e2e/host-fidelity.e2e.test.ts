@@ -4,7 +4,7 @@ import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host'
 import { CanaryTracker } from '../helpers/canaries';
 
 /**
- * Issue 13, point 2: requests as the Functions host hands them to the app (the local host mirrors
+ * Requests as the Functions host hands them to the app (the local host mirrors
  * it, see devhost/http-host.test.ts), answered so the client knows what to change. The host copies
  * a body only when `Content-Length` is above 0, and joins the values of a repeated query key with ",".
  */

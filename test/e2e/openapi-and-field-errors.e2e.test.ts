@@ -69,7 +69,7 @@ describe('errors that point at the field', () => {
     });
   });
 
-  it('an unknown member points at itself (RFC 6901), one entry each (issue 29, point 3)', async () => {
+  it('an unknown member points at itself (RFC 6901), one entry each', async () => {
     const answer = await send('POST', '/api/v1/children', { username, pin: secret, scopes: ['announcements'], nickname: 'Sammy' });
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({
@@ -84,7 +84,7 @@ describe('errors that point at the field', () => {
     ]);
   });
 
-  it('every failing field in one answer, whichever rule finds it: a one-character username too (issue 29, point 3)', async () => {
+  it('every failing field in one answer, whichever rule finds it: a one-character username too', async () => {
     const answer = await send('POST', '/api/v1/children', { username: 'k', pin: Number(secret), scopes: 'announcements' });
     expect(answer.status).toBe(400);
     expect(answer.body.code).toBe('invalid_request');

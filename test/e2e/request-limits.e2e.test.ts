@@ -4,7 +4,7 @@ import { CanaryTracker } from '../helpers/canaries';
 import { rawExchange, type RawAnswer } from '../helpers/raw-http';
 
 /**
- * Issue 17, point 5, under `npm start`'s local host: limits are answered before work. A
+ * Under `npm start`'s local host: limits are answered before work. A
  * `Content-Length` over 16 KiB gets 413 at once, a chunked body is cut off at 16 KiB, a body that
  * stops arriving is answered 408 within the request timeout (10 s), and what Node's HTTP layer
  * refuses (headers too large, malformed framing) is answered as problem+json with `X-Request-Id`.

@@ -9,7 +9,7 @@ import { startLocalHost, type LocalHost } from '../helpers/local-host';
 import { readRows } from '../helpers/sqlite-reader';
 
 /**
- * Issue 18, point 3: SIGTERM in the middle of a fan-out, on the local host with a 6 s grace
+ * SIGTERM in the middle of a fan-out, on the local host with a 6 s grace
  * (deadline 4 s). With the e-mail provider hanging, one batch of 18 recipients has 16 e-mails
  * hanging (the batch's concurrency) and 2 waiting for a slot: the process must exit inside the
  * grace, with every row it held and did not finish released (pending, no live lease). With

@@ -5,7 +5,7 @@ import { clientAddress } from '../../shared/http/client-address';
 import { ROOT } from './alert-catalogue';
 
 /**
- * Issue 17, point 1: the per-address sign-in limits need the client's address, and the deployment
+ * The per-address sign-in limits need the client's address, and the deployment
  * must say how many proxies wrote `X-Forwarded-For`. In the deployed topology the only proxy is
  * the Container Apps ingress, which appends the address it received the request from (Azure
  * Container Apps docs, "Ingress", HTTP headers: the rightmost entry is the one it provides); the

@@ -154,7 +154,7 @@ describe('notification delivery rates over final results', () => {
     expect(finals.filter((result) => NOT_COUNTED.includes(result))).toEqual([]);
   });
 
-  it('fires on any SMS a fan-out batch left with an unknown outcome (issue 26), whatever the failure share', () => {
+  it('fires on any SMS a fan-out batch left with an unknown outcome, whatever the failure share', () => {
     const alert = loadAlerts().find((entry) => entry.name === 'sms-failure-rate-elevated');
     const text = alert ? queryText(alert) : '';
     expect(text).toContain('Name in ("notification.delivery", "notification.outcome_unknown")');

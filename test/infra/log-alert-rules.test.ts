@@ -6,7 +6,7 @@ import { createKustoAnalyzer } from './kusto';
 import { ALERTS_BICEP_INLINING, deployedQuery, logAlertProblems, type RuleContext } from './log-alert-rules';
 
 /**
- * Issue 15, point 1: every log search rule is one Azure runs. The checks of log-alert-rules.ts run
+ * Every log search rule is one Azure runs. The checks of log-alert-rules.ts run
  * over the query each rule deploys, and each fails on a rule broken in its way.
  */
 const functions = loadWorkspaceFunctions();
@@ -67,7 +67,7 @@ describe('log search alert rules under Azure Monitor\'s documented rules', () =>
     expect(broken({ query: [...(SOUND.query ?? []), '// no union here', '| where "take" != "union"'] })).toEqual([]);
   });
 
-  it('fails search and union at any frequency, a cross-resource union excepted (issue 29, point 1)', () => {
+  it('fails search and union at any frequency, a cross-resource union excepted', () => {
     const everyFiveMinutes = (query: string[]): string => broken({ frequency: 'PT5M', window: 'PT5M', query }).join('\n');
     const summary = '| summarize successRatePercent = 100.0 by bin(TimeGenerated, 1m)';
     expect(everyFiveMinutes(['union AzureMetrics, AppEvents', summary])).toMatch(/cannot use union except across resources/);
@@ -145,7 +145,7 @@ describe('log search alert rules under Azure Monitor\'s documented rules', () =>
   });
 });
 
-describe('the API error rate (issue 15, point 2; issue 29, point 1)', () => {
+describe('the API error rate', () => {
   const rule = alerts.find((alert) => alert.name === 'api-error-rate-critical');
   const text = (rule?.query ?? []).join('\n');
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from './alert-catalogue';
 
 /**
- * Issue 15, point 5: the app's JSON log lines reach the workspace once. The app writes them to
+ * The app's JSON log lines reach the workspace once. The app writes them to
  * stdout; the Functions host reads the worker's stdout and logs each line under the category
  * `Host.Function.Console` to every logger provider it has: the console (the container's stdout,
  * which the Container Apps environment sends to `ContainerAppConsoleLogs`) and Application Insights

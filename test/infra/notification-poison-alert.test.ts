@@ -11,7 +11,7 @@ import { LogSink } from '../helpers/log-sink';
 import { loadAlerts, ROOT } from './alert-catalogue';
 
 /**
- * The poison alert of issue 18, beyond the spec's tables: declared like the other alerts outside
+ * The poison alert, beyond the spec's tables (a poisoned message was silent without it): declared like the other alerts outside
  * them (no `implements` row, so the spec-table checks pass over it), routed as a warning, with its
  * runbook, and its filter matching the line the app writes when a queue message is poisoned, and
  * no other line of a failing message (the end-to-end test checks the same on the host's stdout).

@@ -108,7 +108,7 @@ describe('names read by the queries', () => {
     expect(queries.flatMap(unwrittenNames)).toEqual([]);
   });
 
-  it('reads a message only when a logging call writes it, not because the text is in the code (issue 29, point 2)', () => {
+  it('reads a message only when a logging call writes it, not because the text is in the code', () => {
     const read = (message: string): NamedQuery => ({ where: 'fixture', text: `AppLogLines\n| where message == "${message}"` });
     // In the sources as a problem's title, but no logging call writes it.
     expect(literals.has('Invalid request')).toBe(true);

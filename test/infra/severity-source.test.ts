@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { allQueries, loadWorkspaceFunctions, type NamedQuery } from './alert-catalogue';
 
 /**
- * Issue 13, point 3. The Functions host records every stdout line of the worker at Information,
+ * The Functions host records every stdout line of the worker at Information,
  * whatever the line says (azure-functions-host, `WorkerProcess.OnOutputDataReceived`), and a stderr
  * line by the words in it ("warn", else "error", "fail", "severe": `ParseErrorMessageAndLog`). So
  * the host's severity of an app line means nothing: every query, alert and workbook tile that needs

@@ -201,7 +201,7 @@ describe('push', () => {
     expect((await deliveriesOf(f.db, announcement.id)).map((row) => row.result)).toEqual(['success', 'success']);
   });
 
-  it('records a push answer ahead of the writes already waiting for the connection (issue 26, point 3)', async () => {
+  it('records a push answer ahead of the writes already waiting for the connection', async () => {
     await f.recipient({ devices: 1, phone: true, email: true });
     const announcement = await f.announcement(['push', 'sms', 'email']);
     const transactions = vi.spyOn(f.db, 'transaction');

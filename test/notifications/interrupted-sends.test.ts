@@ -7,7 +7,7 @@ import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness } from './
 import { transient500 } from './notification-fixtures';
 
 /**
- * Issue 18, point 1: a send handed to the provider whose answer never made it into the ledger (the
+ * A send handed to the provider whose answer never made it into the ledger (the
  * process died in between, simulated here by a provider call that throws after the provider took
  * the message). The redelivered batch resends the very same repeatable request while ACS still
  * recognises it, and past that window sends nothing blindly: an SMS waits for its delivery report,
@@ -71,7 +71,7 @@ describe('an SMS handed to the provider but not recorded', () => {
     expect(f.h.sink.withMessage('delivery outcome unknown after an interrupted send')).toEqual([
       expect.objectContaining({ level: 'warn', channel: 'sms', errorCode: 'outcome_unknown', decided: 'await_report' }),
     ]);
-    // Counted in the fan-out's telemetry the same day (issue 26, point 4): the batch's summary, a
+    // Counted in the fan-out's telemetry the same day: the batch's summary, a
     // warn line after it, and the event the SMS delivery warning fires on.
     expect(f.h.sink.withMessage('fan-out batch delivered').at(-1)).toMatchObject({ smsResults: { accepted: 1, outcome_unknown: 1 } });
     expect(f.h.sink.withMessage('fan-out batch left deliveries with an unknown outcome')).toEqual([

@@ -6,7 +6,7 @@ import { redriveStalledBatches } from '../../shared/notifications/fanout/redrive
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness } from './fanout-harness';
 
 /**
- * Issue 26, point 1: recovery from the ledger. A batch whose holder died leaves its rows `pending`
+ * Recovery from the ledger. A batch whose holder died leaves its rows `pending`
  * under a lease nobody renews or releases; the recovery timer's use case finds them once that lease
  * is over and enqueues a fresh batch message over their users (the host's own message may stay
  * invisible for 10 minutes). Rows under a live lease or given back by a failing invocation (whose

@@ -7,7 +7,7 @@ import { backgroundHandlerOf } from '../../shared/composition/app-functions';
 import { createFlowHarness, DAY, MINUTE, type FlowHarness } from '../auth/flows/flow-harness';
 
 /**
- * Issue 17, point 3: throttle state expires. Failed child sign-ins (unknown usernames, as a
+ * Throttle state expires. Failed child sign-ins (unknown usernames, as a
  * guesser's) and adult failures leave rows; the rows are then aged in the database, and the
  * hourly sweep deletes those idle past the longest window they still affect (30 days for a
  * username's count, 10 minutes for a child's address failure, the adult address window for an

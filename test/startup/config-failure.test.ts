@@ -7,7 +7,7 @@ import { parseLogLine } from '../helpers/log-schema';
 import { loadLikeTheWorker, ROOT } from './worker-load';
 
 /**
- * Issue 13, point 1. Under the Functions host, an entry file that throws while the worker loads it
+ * Under the Functions host, an entry file that throws while the worker loads it
  * is caught by the worker, which then answers the host's metadata request with success and no
  * functions: the app would run and serve nothing, its error on stderr only. So the app itself
  * ends the process on a configuration error, with one JSON line on stdout naming the settings.

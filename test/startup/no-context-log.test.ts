@@ -3,7 +3,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Issue 13, point 5: `context.log` (and `trace`, `debug`, `info`, `warn`, `error`) of an
+ * `context.log` (and `trace`, `debug`, `info`, `warn`, `error`) of an
  * `InvocationContext` goes to the Functions host as it is: no redaction, no scrubbing, no log
  * schema, and the host's own severity. App code logs through the app's logger only. This is the
  * lint rule for it, with the type checker (a name check alone would miss `ctx.log` or a destructured

@@ -7,7 +7,7 @@ import { startLocalHost } from '../helpers/local-host';
 import { loadLikeTheWorker } from './worker-load';
 
 /**
- * Issue 13, point 4. The Node.js worker installs no SIGTERM handler and runs `appTerminate` only on
+ * The Node.js worker installs no SIGTERM handler and runs `appTerminate` only on
  * the host's `WorkerTerminate`, so on a scale-in the app must stop itself: flush telemetry, close
  * the database, start no new work, end the process inside the grace period, once.
  */

@@ -8,7 +8,7 @@ import { startSilentServer, type SilentServer } from '../helpers/silent-server';
 import { ROOT } from './worker-load';
 
 /**
- * Issue 27, point 3: after the host's `WorkerTerminate` (the `appTerminate` hook, then the Node.js
+ * After the host's `WorkerTerminate` (the `appTerminate` hook, then the Node.js
  * worker exits) the app stops within 3 s whatever the telemetry endpoint does. The built app runs
  * as the worker loads it, with Application Insights configured against an ingestion endpoint that
  * accepts connections and never answers; one invocation tracks an event; then the hook runs.

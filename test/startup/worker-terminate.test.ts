@@ -9,7 +9,7 @@ import { generateSigningKey, idTokenClaims, jwksOf, mintIdToken } from '../helpe
 import { spawnGrpcWorker, startGrpcHost, type StreamingMessage } from './grpc-worker';
 
 /**
- * Issue 29, point 5. Under the real Node.js worker, a request still running when the host's
+ * Under the real Node.js worker, a request still running when the host's
  * `WorkerTerminate` arrived finished (its `request handled` line came before `app stopped`) but its
  * answer never reached the host: the worker calls `process.exit` right after the `appTerminate`
  * hooks, before gRPC has written the invocation's response. Here the worker's sequence is played

@@ -18,7 +18,7 @@ import type { Channel } from '../../ports/delivery';
  */
 
 /**
- * The `notification.delivery` results (contract section 8, and the report results of issue 9):
+ * The `notification.delivery` results (contract section 8, and the results the providers' delivery reports settle):
  * - `accepted`: SMS or e-mail handed to the provider; its delivery report is still to come. Not
  *   final: the report (or, without one, the settle timer) replaces it.
  * - `delivered` / `failed`: what the provider's delivery report (or e-mail operation) said.

@@ -26,7 +26,7 @@ describe('the ledger lease', () => {
   });
 
   it('is what a crashed batch waits for, not the queue: the local host keeps a running message invisible as long as the Functions host does', () => {
-    // Issue 26: every run has production's semantics, so a test cannot pass on a short queue lease.
+    // Every run has production's semantics, so a test cannot pass on a short queue lease.
     expect(PROCESSING_VISIBILITY_SECONDS * 1000).toBe(FUNCTIONS_HOST_MESSAGE_INVISIBILITY_MS);
     // One lease, then at most one period of the recovery timer: resumed within 2 minutes of a crash.
     const schedule = parseSchedule(loadConfig({}).schedules.fanoutRecovery);

@@ -7,7 +7,7 @@ import { clearSendStart, markSendStarts, sendStartOf, type SendStart } from './s
  * At most this many rows per mark statement. Marks are group-committed: the sends that start while
  * a mark is being written wait for it and go together in the next statement, so a batch whose
  * slots all start at once pays one statement for them, and no row is ever marked before its own
- * send starts (issue 26: rows marked ahead of their send, in chunks of 16, were lost after a crash
+ * send starts (rows marked ahead of their send, in chunks of 16, were lost after a crash
  * that outlasted ACS's window: marked, so taken for sent, though they never reached ACS).
  */
 export const SEND_MARK_MAX_ROWS = 100;

@@ -4,7 +4,7 @@ import type { Channel } from '../../ports/delivery';
 import type { DeliveryKey } from './delivery-ledger';
 
 /**
- * Ledger rows left behind by a holder that died (issue 26). A claim and each renewal set a row's
+ * Ledger rows left behind by a holder that died. A claim and each renewal set a row's
  * lease (`claimedUntil`) ahead of the time they write (`updatedAt`); a release ends the lease at the
  * time it writes (`claimedUntil = updatedAt`) and a finish clears it. So a `pending` row whose lease
  * is over while still ahead of its last write was neither renewed, released nor finished by the

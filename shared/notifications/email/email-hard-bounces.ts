@@ -3,7 +3,7 @@ import { UniqueViolationError } from '../../db/database-errors';
 import { canonicalEmail } from '../../validation/contact-address';
 
 /**
- * E-mail addresses that hard-bounced (contract section 10; issue 4): marked once, never sent to
+ * E-mail addresses that hard-bounced (contract section 10): marked once, never sent to
  * again. Keyed by the address in canonical form (`canonicalEmail`), as Users holds it, so matching
  * is exact on every engine; a user whose verified address changes gets e-mail again.
  */

@@ -15,7 +15,7 @@ export interface RedriveResult {
 export type RedriveDeps = Pick<FanoutDeps, 'database' | 'queue' | 'clock' | 'logger' | 'telemetry' | 'batchSize'>;
 
 /**
- * Recovery from the ledger, not from the queue (issue 26): the Functions host keeps a running
+ * Recovery from the ledger, not from the queue: the Functions host keeps a running
  * queue message invisible for 10 minutes (renewed halfway), so after a crash a batch's message is
  * not seen again for up to 10 minutes, past ACS's 5-minute repeatability window. The ledger's own
  * lease is one minute: once it runs out on rows nobody released (`stalled-deliveries.ts`), this

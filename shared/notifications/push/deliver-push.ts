@@ -63,7 +63,7 @@ async function recordAnswers(ctx: DeliveryContext, answered: readonly AnsweredDe
   const finished = settled.filter((user): user is Extract<UserPushResult, { kind: 'final' }> => user.kind === 'final');
   const tickets = ctx.deps.providers.push.checkReceipts ? ticketsOf(ctx, answered, sentAt) : [];
   const now = ctx.now().toISOString();
-  // First in line (issue 26): on SQLite's one connection it would otherwise wait behind the batch's
+  // First in line: on SQLite's one connection it would otherwise wait behind the batch's
   // queued SMS and e-mail writes, and a crash meanwhile would push these users again.
   await ctx.db.transaction(
     async (tx) => {

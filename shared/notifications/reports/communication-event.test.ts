@@ -70,7 +70,7 @@ describe('parseCommunicationEvent', () => {
     expect(JSON.stringify(parseCommunicationEvent({ ...smsReport, data: { ...smsReport.data, messageId: '+15555555555'.repeat(20) } }))).not.toContain('+1555');
   });
 
-  it('reads the capitalised fields of Microsoft\'s samples, and numbers without "+", in both schemas (issue 29, point 4)', () => {
+  it('reads the capitalised fields of Microsoft\'s samples, and numbers without "+", in both schemas', () => {
     // The shapes of the samples in Microsoft's documentation of the ACS events (older pages, SDK samples).
     const sampleReport = {
       ...smsReport,
@@ -122,7 +122,7 @@ describe('parseCommunicationEvent', () => {
     expect(parseCommunicationEvent(received)).toMatchObject({ ok: true, event: { data: { from: '+15555555555', to: '+18005550100' } } });
   });
 
-  it('still refuses what is malformed in either shape, naming the field (issue 29, point 4)', () => {
+  it('still refuses what is malformed in either shape, naming the field', () => {
     const received = (data: Record<string, unknown>) => ({
       ...smsReport,
       eventType: SMS_RECEIVED,

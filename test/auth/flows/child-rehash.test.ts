@@ -69,7 +69,7 @@ describe('rehash on sign-in', () => {
   });
 });
 
-describe('rehash of a hash made over the NFC form (before NFKC, issue 17)', () => {
+describe('rehash of a hash made over the NFC form (before NFKC)', () => {
   it('signs in with the secret as first set, stores its NFKC hash, and from then on takes every compatible spelling', async () => {
     // Full-width letters and a ligature: NFC keeps them, NFKC makes them `fish-kangaroo-42`.
     const password = '\ufb01sh-\uff4b\uff41\uff4e\uff47\uff41\uff52\uff4f\uff4f-42';

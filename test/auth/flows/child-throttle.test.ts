@@ -180,7 +180,7 @@ describe('per-address cap', () => {
   });
 });
 
-describe('without a client address (issue 17: the per-address limit is on wherever the service runs)', () => {
+describe('without a client address (the per-address limit is on wherever the service runs)', () => {
   const message = 'child sign-ins without a client address share one address limit';
 
   it('counts every address-less attempt under one shared limit (fail closed), and says so once per instance', async () => {

@@ -2,7 +2,7 @@ import type { SqlExecutor } from '../../database';
 import { canonicalizeStoredContacts } from '../canonical-contacts';
 
 /**
- * Identifiers compare exactly (issue 8): the columns that hold what a client or provider submits
+ * Identifiers compare exactly: the columns that hold what a client or provider submits
  * (child usernames, e-mail addresses, phone numbers, push ticket ids) get a binary collation, so
  * `A` is not `a` and `ｋ` is not `k` as Azure SQL's default collation would have it. Trailing
  * spaces still never count in SQL Server's comparisons, under any collation: that is why the app

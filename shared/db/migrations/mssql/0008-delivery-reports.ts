@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../../database';
 
 /**
- * What the providers report after a send (issue 9), as in `../sqlite/0008-delivery-reports.ts`:
+ * What the providers report after a send, as in `../sqlite/0008-delivery-reports.ts`:
  * the ledger's `accepted`, `delivered` and `failed` results with the indexes the reports and the
  * settle timer read; SmsOptOuts keeps the last STOP and the last START of a number; ProviderEvents
  * holds the ids of events already applied. Provider ids compare exactly (binary collation), like

@@ -2,7 +2,7 @@ import type { SqlExecutor } from '../../database';
 import { canonicalizeStoredContacts } from '../canonical-contacts';
 
 /**
- * Identifiers compare exactly (issue 8). SQLite's columns already do (BINARY collation, trailing
+ * Identifiers compare exactly. SQLite's columns already do (BINARY collation, trailing
  * spaces count), so only the data changes: stored addresses and numbers take the canonical form
  * the app now writes. Nothing to revert: the canonical form is also a valid stored form.
  */

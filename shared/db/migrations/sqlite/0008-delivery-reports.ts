@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../../database';
 
 /**
- * What the providers report after a send (issue 9):
+ * What the providers report after a send:
  * - NotificationDeliveries gains `accepted` (handed to the provider, its delivery report still to
  *   come) and the reported end states `delivered` and `failed`. SQLite cannot change a CHECK
  *   constraint in place, so the table is rebuilt. Two indexes serve the reports: an e-mail report

@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../../database';
 
 /**
- * Erasure (issue 11, item 5; `shared/users/account-erasure.ts`):
+ * Erasure (`shared/users/account-erasure.ts`):
  * - Users gains the status `erased`: the row stays as a tombstone so that audit rows, consents and
  *   announcements that name its id stay meaningful, but holds nothing personal. An erased adult
  *   keeps no issuer or subject (the same person signing in again starts a new account), so the

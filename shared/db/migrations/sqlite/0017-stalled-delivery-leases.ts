@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../../database';
 
 /**
- * The recovery timer (issue 26) looks every minute for `pending` ledger rows whose lease ran out
+ * The recovery timer looks every minute for `pending` ledger rows whose lease ran out
  * without a release: a filtered index keeps that a seek over the few rows in flight, never a scan
  * of every delivery ever made.
  */
