@@ -7,7 +7,7 @@ import { SIGN_IN_THROTTLE_POLICY } from './throttles/sign-in-throttle';
 import { warnOnceWithoutAddress } from './throttles/unknown-client-address';
 import { createIdTokenVerifier, logProviderFailure, type IdTokenVerifier } from './auth/id-token';
 import type { ChildManagementDeps } from './family/create-child';
-import { loadConfig, type Config } from './config';
+import { loadConfig, loadProcessConfig, type Config } from './config';
 import { lazyDatabase, type DatabaseProvider } from './db/lazy-database';
 import { exitOnConfigError } from './lifecycle/config-failure';
 import { createShutdown, type Shutdown } from './lifecycle/shutdown';
@@ -152,7 +152,7 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
       onProviderFailure: logProviderFailure(logger, telemetry),
     }),
     adultSignInThrottle: createAdultSignInThrottle({
-      pepper: config.childSecretPepper,
+      pepper: config.hashingSecret,
       limits: config.adultSignInLimits,
       logger,
       trustProxyHops: config.trustProxyHops,
@@ -162,8 +162,8 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
       ...corePorts,
       hasher:
         options.childSecretHasher ??
-        createSecretHasher({ pepper: config.childSecretPepper, threadPoolSize: config.threadPoolSize, ...config.hashQueue }),
-      pepper: config.childSecretPepper,
+        createSecretHasher({ pepper: config.hashingSecret, threadPoolSize: config.threadPoolSize, ...config.hashQueue }),
+      pepper: config.hashingSecret,
       noticeQueue,
       shutdown,
       consentTermsVersion: config.consentTermsVersion,
@@ -186,7 +186,7 @@ let processConfig: Config | undefined;
 let services: AppServices | undefined;
 
 /**
- * The process's settings, parsed from `process.env` on first use. `registerApp` reads them before
+ * The process's settings, parsed from its environment on first use (`loadProcessConfig`). `registerApp` reads them before
  * it registers anything (the timers' schedules come from them), so a configuration error stops the
  * app before it serves anything: it is logged as one `config_invalid` line and the process exits 1,
  * under the Functions worker too, which would otherwise swallow the error and run the app with no
@@ -195,7 +195,7 @@ let services: AppServices | undefined;
 export function appConfig(): Config {
   if (!processConfig) {
     try {
-      processConfig = loadConfig(process.env);
+      processConfig = loadProcessConfig();
     } catch (error) {
       exitOnConfigError(error);
     }
@@ -213,7 +213,7 @@ export function appConfig(): Config {
 export function appServices(): AppServices {
   if (!services) {
     try {
-      services = buildAppServices(process.env, { config: appConfig() });
+      services = buildAppServices({}, { config: appConfig() });
     } catch (error) {
       exitOnConfigError(error);
     }

@@ -77,7 +77,7 @@ describe('loadConfig', () => {
       keyDirectory: '.data/dev-idp',
       algorithms: ['RS256'],
     });
-    expect(config.childSecretPepper.length).toBeGreaterThanOrEqual(32);
+    expect(config.hashingSecret.length).toBeGreaterThanOrEqual(32);
   });
 
   it('treats empty strings as unset, as local.settings.json writes them', () => {

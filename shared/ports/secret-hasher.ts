@@ -1,3 +1,4 @@
+import { declaredDefault } from '../settings/setting-declarations';
 import type * as argon2 from 'argon2';
 import { availableParallelism } from 'node:os';
 import { FairQueue, QueueRefusal } from '../concurrency/fair-queue';
@@ -69,8 +70,8 @@ export const nativeArgon2: Argon2Engine = {
   verify: async (digest, secret, options) => (await loadArgon2()).verify(digest, secret, options),
 };
 
-/** libuv's own thread pool size when `UV_THREADPOOL_SIZE` is unset. */
-export const DEFAULT_THREAD_POOL_SIZE = 4;
+/** libuv's own thread pool size when `UV_THREADPOOL_SIZE` is unset (that setting's declared default). */
+export const DEFAULT_THREAD_POOL_SIZE = declaredDefault('UV_THREADPOOL_SIZE');
 
 /**
  * Argon2 computations at once by default: each holds its 19 MiB while it runs, and two keep a burst
@@ -94,7 +95,7 @@ export function hashingConcurrency(options: { maxConcurrent?: number; threadPool
 }
 
 export interface SecretHasherOptions {
-  /** `config.childSecretPepper`. Changing it invalidates every stored hash. */
+  /** `config.hashingSecret`, the pepper. Changing it invalidates every stored hash. */
   pepper: string;
   /**
    * Argon2 computations running at once in this instance; the rest wait in a bounded line, served
@@ -169,13 +170,8 @@ export class HashingOverloadedError extends DependencyUnavailableError {
   }
 }
 
-/**
- * The waiting line's defaults (`HASH_QUEUE_MAX`, `HASH_QUEUE_MAX_WAIT_MS`): 128 waiting lets a
- * class of 100 sign in at once from one address (a school's NAT) and is about three seconds of
- * work for two Argon2 computations at once; each waiting sign-in holds only its request. 3 s
- * keeps a waiting sign-in well inside the 10 s request budget.
- */
-export const DEFAULT_HASH_QUEUE = Object.freeze({ maxQueued: 128, maxWaitMs: 3000 });
+/** The waiting line's defaults: those declared for `HASH_QUEUE_MAX` and `HASH_QUEUE_MAX_WAIT_MS` (why, there). */
+export const DEFAULT_HASH_QUEUE = Object.freeze({ maxQueued: declaredDefault('HASH_QUEUE_MAX'), maxWaitMs: declaredDefault('HASH_QUEUE_MAX_WAIT_MS') });
 
 export interface VerifyResult {
   valid: boolean;

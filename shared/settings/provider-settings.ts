@@ -39,7 +39,7 @@ export interface ProviderDefaults {
 }
 
 /** The fields of a numbered setting, `IDP_PROVIDERS__<n>__<FIELD>`, and their JSON names. */
-const NUMBERED_FIELDS: Readonly<Record<string, string>> = {
+export const NUMBERED_FIELDS: Readonly<Record<string, string>> = {
   NAME: 'name',
   ISSUER: 'issuer',
   AUDIENCES: 'audiences',

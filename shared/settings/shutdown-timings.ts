@@ -1,3 +1,5 @@
+import { declaredDefault } from './setting-declarations';
+
 /**
  * The schedule of a shutdown inside the platform's grace period: Container Apps sends SIGTERM, then
  * SIGKILL `terminationGracePeriodSeconds` later (`infra/` sets it; `SHUTDOWN_GRACE_SECONDS` must
@@ -9,8 +11,8 @@
  * Between the last two: the telemetry flush and the database close.
  */
 
-/** Container Apps' default grace period (Kubernetes' too), which `infra/` sets explicitly. */
-export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 30;
+/** The declared default of `SHUTDOWN_GRACE_SECONDS`: Container Apps' grace period (Kubernetes' too), which `infra/` sets explicitly. */
+export const DEFAULT_SHUTDOWN_GRACE_SECONDS = declaredDefault('SHUTDOWN_GRACE_SECONDS');
 
 /**
  * What the Functions host gives the worker after its `WorkerTerminate` message before it kills the

@@ -1,3 +1,4 @@
+import { declaredDefault } from '../settings/setting-declarations';
 import type { SqlExecutor, TransactionExecutor } from '../db/database';
 import type { Logger } from '../logging/logger';
 import type { Random } from '../ports/random';
@@ -41,11 +42,11 @@ export interface AdultSignInLimits {
   globalMaxFailuresPerMinute: number;
 }
 
-/** The documented defaults (`ADULT_SIGN_IN_*` settings). */
+/** The declared defaults of the `ADULT_SIGN_IN_*` settings, as limits. */
 export const DEFAULT_ADULT_SIGN_IN_LIMITS: AdultSignInLimits = {
-  addressMaxFailures: 30,
-  addressWindowMs: 10 * 60 * 1000,
-  globalMaxFailuresPerMinute: 60,
+  addressMaxFailures: declaredDefault('ADULT_SIGN_IN_ADDRESS_MAX_FAILURES'),
+  addressWindowMs: declaredDefault('ADULT_SIGN_IN_ADDRESS_WINDOW_MINUTES') * 60 * 1000,
+  globalMaxFailuresPerMinute: declaredDefault('ADULT_SIGN_IN_GLOBAL_MAX_FAILURES_PER_MINUTE'),
 };
 
 /** The global ceiling counts failures per minute. */
@@ -101,7 +102,7 @@ export interface AdultSignInThrottle {
 }
 
 export interface AdultSignInThrottleOptions {
-  /** `config.childSecretPepper`: the address is kept only as its HMAC. */
+  /** `config.hashingSecret`, the HMAC key: the address is kept only as its HMAC. */
   pepper: string;
   limits: AdultSignInLimits;
   logger: Logger;

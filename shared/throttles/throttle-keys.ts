@@ -17,7 +17,7 @@ export interface ThrottleKeys {
 
 /**
  * Both keys of one sign-in attempt.
- * @param pepper `config.childSecretPepper`.
+ * @param pepper `config.hashingSecret`.
  * @param identity `usernameIdentity(submitted)`, valid or not.
  * @param clientAddress the client's IP address as the HTTP layer determined it.
  */
@@ -30,7 +30,7 @@ export function throttleKeys(pepper: string, identity: string, clientAddress: st
 
 /**
  * The username key alone, e.g. to clear a child's failure count when the parent sets a new secret.
- * @param pepper `config.childSecretPepper`.
+ * @param pepper `config.hashingSecret`.
  * @param identity `usernameIdentity(username)`; a stored username is its own identity.
  */
 export function usernameThrottleKey(pepper: string, identity: string): string {
@@ -40,7 +40,7 @@ export function usernameThrottleKey(pepper: string, identity: string): string {
 /**
  * The key an adult sign-in's failures count under for its client address: the same address bucket
  * as a child's, under a label of its own, so adults' and children's failures never add up.
- * @param pepper `config.childSecretPepper` (the app's throttle-key secret).
+ * @param pepper `config.hashingSecret` (the app's throttle-key secret).
  * @param clientAddress the client's IP address, or a fixed word standing for "unknown".
  */
 export function adultAddressThrottleKey(pepper: string, clientAddress: string): string {
