@@ -1,5 +1,5 @@
 /**
- * The floors of `shared/` (README, "Layout"), checked by dependency-cruiser (`npm run lint`).
+ * The floors of `shared/` (ARCHITECTURE.md, "The floors"), checked by dependency-cruiser (`npm run lint`).
  *
  * A unit is a top folder of `shared/` (`shared/users/`) or a file at its top (`shared/config.ts`).
  * Floors go bottom to top; within the ground, model and top floors each unit may import the units
@@ -49,7 +49,7 @@ const layerRules = FLOORS.flatMap((floor, floorIndex) =>
       severity: 'error',
       comment:
         `shared/${unit} is on the ${floor.name} floor: it may import only ` +
-        `${below.length ? below.join(', ') : 'nothing else in shared/'} (README, "Layout").`,
+        `${below.length ? below.join(', ') : 'nothing else in shared/'} (ARCHITECTURE.md, "The floors").`,
       from: { path: unitPath(unit), pathNot: TEST_FILE },
       to: { path: anyOf(forbidden) },
     };
@@ -62,14 +62,14 @@ module.exports = {
     {
       name: 'not-on-a-floor',
       severity: 'error',
-      comment: 'Every folder of shared/ has a floor: add a new one to FLOORS here and to the README\'s "Layout".',
+      comment: 'Every folder of shared/ has a floor: add a new one to FLOORS here and to ARCHITECTURE.md\'s code map.',
       from: { path: '^shared/', pathNot: `${anyOf(allUnits)}|${TEST_FILE}` },
       to: {},
     },
     {
       name: 'import-not-on-a-floor',
       severity: 'error',
-      comment: 'Every folder of shared/ has a floor: add a new one to FLOORS here and to the README\'s "Layout".',
+      comment: 'Every folder of shared/ has a floor: add a new one to FLOORS here and to ARCHITECTURE.md\'s code map.',
       from: { path: '^shared/', pathNot: TEST_FILE },
       to: { path: '^shared/', pathNot: anyOf(allUnits) },
     },

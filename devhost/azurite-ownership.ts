@@ -102,7 +102,7 @@ async function checkRunningAzurite(location: string, endpoint: DevelopmentQueueE
     throw new AzuriteRefusedError(
       `Port ${port} on 127.0.0.1 (the queue endpoint of AzureWebJobsStorage) is taken by a process that is not Azurite's queue service. ` +
         'Stop that process, or give Azurite another port: set AzureWebJobsStorage to the Azurite connection string with ' +
-        `QueueEndpoint=http://127.0.0.1:<free port>/devstoreaccount1 (README, "Configuration").`,
+        `QueueEndpoint=http://127.0.0.1:<free port>/devstoreaccount1 (docs/configuration.md, AzureWebJobsStorage).`,
     );
   }
   const marker = readMarker(location);
@@ -114,7 +114,7 @@ async function checkRunningAzurite(location: string, endpoint: DevelopmentQueueE
     throw new AzuriteRefusedError(
       `An Azurite this project did not start listens on 127.0.0.1:${port} (another project's, or one started by hand); ` +
         "UseDevelopmentStorage=true would share its queues. Stop it and let the local host start its own, or use it on purpose: set AzureWebJobsStorage to its connection string with " +
-        `QueueEndpoint=http://127.0.0.1:${port}/devstoreaccount1 (README, "Configuration").`,
+        `QueueEndpoint=http://127.0.0.1:${port}/devstoreaccount1 (docs/configuration.md, AzureWebJobsStorage).`,
     );
   }
   logger.info({ port }, 'using the azurite queue service AzureWebJobsStorage names');

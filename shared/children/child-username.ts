@@ -27,7 +27,7 @@ export const USERNAME_LIMITS = { minLength: 3, maxLength: 32 } as const;
 export const USERNAME_RULE_DETAIL =
   '3 to 32 characters of a-z, 0-9, ".", "_" and "-", starting and ending with a letter or digit, no two separators together.';
 
-/** The field-error code of each broken rule (README, "OpenAPI document and field errors"). */
+/** The field-error code of each broken rule (docs/api.md, "OpenAPI document and field errors"). */
 export const USERNAME_RULE_FIELD_CODES = {
   too_short: 'too_small',
   too_long: 'too_big',

@@ -23,7 +23,7 @@ type ErasureResult = { ok: true } | { ok: false; problem: Problem };
 /**
  * DELETE /api/v1/me: an adult erases their own account. Refused while they have children that are
  * not erased (409 `children_not_erased`): a child's erasure is its parent's deliberate act, with
- * the withdrawal of consent it records, so it is never a side effect (README, "Export and
+ * the withdrawal of consent it records, so it is never a side effect (docs/api.md, "Export and
  * erasure"). Refused to the only active administrator (409 `invalid_transition`): nobody could
  * approve or promote anyone afterwards. A child's token gets 403: a child's account is erased by
  * its parent.

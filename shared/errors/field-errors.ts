@@ -94,7 +94,7 @@ function unionEntries(issue: z.core.$ZodIssue & { code: 'invalid_union' }, path:
   return [choose, ...shared.filter((entry) => entry.pointer !== choose.pointer)];
 }
 
-/** The codes a refinement may give its entry (README, "OpenAPI document and field errors"). */
+/** The codes a refinement may give its entry (docs/api.md, "OpenAPI document and field errors"). */
 const REFINEMENT_CODES = new Set(['too_small', 'too_big', 'invalid_format', 'invalid_value', 'invalid']);
 
 function fieldCodeOf(params: Record<string, unknown> | undefined): string | undefined {

@@ -106,10 +106,10 @@ export interface SecretHasherOptions {
   maxConcurrent?: number;
   /**
    * The threads of libuv's pool (`config.threadPoolSize`, from `UV_THREADPOOL_SIZE`), which Argon2,
-   * file I/O, `dns.lookup` and async crypto share. Default 4, libuv's own. Every pool thread that
+   * file I/O, `dns.lookup` and async crypto share. Default: `DEFAULT_THREAD_POOL_SIZE`, libuv's own. Every pool thread that
    * has run Argon2 keeps its 19 MiB in its malloc arena afterwards, so the pool's size, not this
    * limit, bounds what a burst of sign-ins leaves behind: the deployment sets `UV_THREADPOOL_SIZE`
-   * to the limit (see the README).
+   * to the limit (docs/configuration.md, `UV_THREADPOOL_SIZE`).
    */
   threadPoolSize?: number;
   /**

@@ -226,7 +226,7 @@ export const SETTINGS = {
   INGRESS_METRICS_ENDPOINT: setting({ group: 'checks', schema: z.optional(z.url({ protocol: /^https$/, message: 'must be an https:// URL' })), unset: 'no count', doc: 'the regional metrics endpoint of that app\'s region, `https://<region>.metrics.monitor.azure.com`' }),
 
   // The platform's SIGTERM-to-SIGKILL grace (Container Apps allows up to 600 s; 30 s is its default and Kubernetes').
-  SHUTDOWN_GRACE_SECONDS: setting({ group: 'shutdown', schema: wholeNumber(3, 600), default: '30', doc: 'seconds between the platform\'s SIGTERM and its SIGKILL (3 to 600; `infra/` sets the container app\'s `terminationGracePeriodSeconds` to the same value): provider calls still in flight are cut off at two thirds of it (at most 10 s before its end) and the process exits before it ends (see docs/operations.md, "Shutdown")' }),
+  SHUTDOWN_GRACE_SECONDS: setting({ group: 'shutdown', schema: wholeNumber(3, 600), default: '30', doc: 'seconds between the platform\'s SIGTERM and its SIGKILL (3 to 600; `infra/` sets the container app\'s `terminationGracePeriodSeconds` to the same value): provider calls still in flight are cut off at two thirds of it (at most 10 s before its end) and the process exits before it ends (see docs/operations.md, "Shutdown"); the default is Container Apps\' (and Kubernetes\')' }),
 };
 
 export type SettingName = keyof typeof SETTINGS;

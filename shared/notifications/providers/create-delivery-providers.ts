@@ -32,7 +32,7 @@ export const DEFAULT_EXPO_PUSH_URL = 'https://exp.host/--/api/v2/push';
 export type ProviderKind = 'expo' | 'acs' | 'outbox';
 
 export interface BuiltDeliveryProviders extends DeliveryProviders {
-  /** Which provider serves each channel: for the start-up log line and the README's "see it locally". */
+  /** Which provider serves each channel: for the start-up log line and docs/notifications.md, "Seeing a fan-out locally". */
   kinds: Record<Channel, ProviderKind>;
 }
 

@@ -91,7 +91,7 @@ export function createOutboxProviders(options: OutboxProviderOptions): DeliveryP
       },
     },
     // SMS and e-mail are `accepted`, as ACS answers: a delivery report posted to the local host
-    // (README, "Delivery reports locally") then settles them like in production.
+    // (docs/notifications.md, "Seeing a fan-out locally") then settles them like in production.
     sms: {
       async send(message) {
         const [outcome] = await record([

@@ -6,7 +6,7 @@ import type { SqlExecutor } from '../../database';
  * taken (by its HMAC) until `releasedAt`, and the audit rows get an index by actor for the export.
  * SQL Server changes the checks in place. The index is built online, as 0013's is: the audit table
  * is the largest there is and every sign-in writes to it (Azure SQL; other editions than
- * Developer and Enterprise refuse `ONLINE`, see README "Database").
+ * Developer and Enterprise refuse `ONLINE`, see docs/database.md).
  */
 export async function up(tx: SqlExecutor): Promise<void> {
   await tx.execute('ALTER TABLE dbo.Users DROP CONSTRAINT CK_Users_status');
