@@ -1,9 +1,10 @@
 import { defineEndpoint } from '../shared/composition/app-functions';
-import { problem } from '../shared/errors/problem';
+import { isProblem } from '../shared/errors/problem';
 import { secretOf, updateChildBody } from '../shared/family/child-request-schemas';
 import { deleteChild, updateChild } from '../shared/family/update-child';
 import { resourceIdOf } from '../shared/http/resource-id';
-import { booleanParam, CHILD, childExample } from '../shared/openapi/api-schemas';
+import { CHILD, childExample } from '../shared/openapi/api-schemas';
+import { queryFlagParameter, readQueryFlag } from '../shared/http/query-flag';
 
 /** One child account, to its parent: changing it, and deleting or erasing it. */
 const route = 'v1/children/{id}';
@@ -49,15 +50,15 @@ export const deleteChildAccount = defineEndpoint({
   tag: 'children',
   summary: 'Delete (disable) a child account, or erase it',
   access: 'the parent',
-  query: [booleanParam('erase', 'Withdraw all consent and erase the child.')],
+  query: [queryFlagParameter('erase', 'Withdraw all consent and erase the child.')],
   success: { status: 204, description: 'Deleted (or erased).' },
   problems: ['forbidden', 'not_found'],
   handler: async ({ caller, request }, services) => {
     const path = resourceIdOf(request.params, 'a child account');
     if (!path.ok) return path.problem;
-    const erase = request.query.get('erase');
-    if (erase !== null && erase !== 'true' && erase !== 'false') return problem('invalid_request', { detail: 'erase: true or false.' });
-    const result = await deleteChild(caller.user, path.id, services.childAccountPorts, { erase: erase === 'true' });
+    const erase = readQueryFlag(request.query, 'erase');
+    if (isProblem(erase)) return erase;
+    const result = await deleteChild(caller.user, path.id, services.childAccountPorts, { erase });
     if (!result.ok) return result.problem;
     return { status: 204 };
   },

@@ -1,6 +1,7 @@
 import { defineEndpoint } from '../shared/composition/app-functions';
-import { problem } from '../shared/errors/problem';
-import { booleanParam, EXAMPLE_TIME, SESSION_LIST } from '../shared/openapi/api-schemas';
+import { isProblem } from '../shared/errors/problem';
+import { EXAMPLE_TIME, SESSION_LIST } from '../shared/openapi/api-schemas';
+import { queryFlagParameter, readQueryFlag } from '../shared/http/query-flag';
 import { listSessions, revokeSessions } from '../shared/sessions/manage-sessions';
 
 /** The caller's live sessions: the list, and ending them all. */
@@ -41,16 +42,14 @@ export const deleteOwnSessions = defineEndpoint({
   tag: 'me',
   summary: 'End every live session but the presented one (or it too)',
   access: 'signed in',
-  query: [booleanParam('includeCurrent', 'End the presented session too.')],
+  query: [queryFlagParameter('includeCurrent', 'End the presented session too.')],
   success: { status: 204, description: 'The sessions ended.' },
   problems: [],
   handler: async ({ caller, request }, services) => {
-    const includeCurrent = request.query.get('includeCurrent');
-    if (includeCurrent !== null && includeCurrent !== 'true' && includeCurrent !== 'false') {
-      return problem('invalid_request', { detail: 'includeCurrent: true or false.' });
-    }
+    const includeCurrent = readQueryFlag(request.query, 'includeCurrent');
+    if (isProblem(includeCurrent)) return includeCurrent;
     const revoker = { actorUserId: caller.user.id, currentRowId: caller.session.id };
-    await revokeSessions(caller.user.id, revoker, includeCurrent === 'true', services.corePorts);
+    await revokeSessions(caller.user.id, revoker, includeCurrent, services.corePorts);
     return { status: 204 };
   },
 });

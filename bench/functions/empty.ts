@@ -13,7 +13,7 @@ export const benchEmpty = defineEndpoint({
   method: 'get',
   route: 'bench/empty',
   operationId: 'benchEmpty',
-  tag: 'bench',
+  tag: 'probes',
   summary: 'An empty answer through the pipeline',
   access: 'public',
   success: { status: 200, description: '`{}`.' },

@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import type { ErrorCode } from '../errors/error-catalogue';
+import type { ApiTag } from './api-tags';
 import type { LazySchema } from '../validation/lazy-schema';
 import type { EndpointResult, EndpointScope } from './http-pipeline';
 
@@ -19,7 +20,10 @@ export type Access = 'public' | 'signed in' | 'adult' | 'the parent' | 'author o
 export interface QueryParameter {
   name: string;
   description: string;
-  /** A plain JSON Schema (query values are strings on the wire; these say what they must spell). */
+  /**
+   * A plain JSON Schema of the value as read: what a string on the wire must spell (`integer`,
+   * `boolean` as `true`/`false`, form style); the description says how the server parses it.
+   */
   schema: Record<string, unknown>;
 }
 
@@ -56,7 +60,7 @@ export interface HttpEndpoint<TServices> {
   /** Anything but `public` checks the bearer session before anything else (401 `unauthenticated`). */
   access: Access;
   operationId: string;
-  tag: string;
+  tag: ApiTag;
   summary: string;
   description?: string;
   query?: readonly QueryParameter[];

@@ -26,3 +26,11 @@ export function allowedMethods(routes: readonly CataloguedRoute[], path: string)
   }
   return undefined;
 }
+
+/**
+ * The `Allow` of a route (405 and `OPTIONS` answers): its methods, then `OPTIONS`, which every
+ * known path answers. The OpenAPI document lists the same value for each path.
+ */
+export function allowHeader(methods: readonly string[]): string {
+  return [...methods, 'OPTIONS'].join(', ');
+}

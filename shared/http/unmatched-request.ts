@@ -3,7 +3,7 @@ import { problem, type Problem } from '../errors/problem';
 import { isPreflight, preflightHeaders } from './cors';
 import type { HttpSuccess } from './http-pipeline';
 import { ROUTE_PREFIX } from './http-pipeline';
-import { allowedMethods, type CataloguedRoute } from './route-catalogue';
+import { allowedMethods, allowHeader, type CataloguedRoute } from './route-catalogue';
 
 /**
  * The answer to a request no function took: 404 for an unknown path; for a known one (its
@@ -20,7 +20,7 @@ export function answerUnmatched(
   const prefix = `/${ROUTE_PREFIX}/`;
   const methods = pathname.toLowerCase().startsWith(prefix) ? allowedMethods(routes, pathname.slice(prefix.length)) : undefined;
   if (!methods) return problem('not_found', { detail: 'No such endpoint.' });
-  const allow = [...methods, 'OPTIONS'].join(', ');
+  const allow = allowHeader(methods);
   const method = request.method.toUpperCase();
   if (isPreflight(method, request.headers)) {
     const headers = preflightHeaders(request.headers.get('origin'), corsAllowedOrigins, methods);

@@ -26,11 +26,6 @@ export const limitParam = (sizes: { defaultLimit: number; maxLimit: number }): Q
 export const cursorParam: QueryParameter = { name: 'cursor', description: 'The `nextCursor` of the previous page.', schema: { type: 'string', maxLength: 512 } };
 /** The page sizes of every list but the activity's. */
 export const PAGE = { defaultLimit: DEFAULT_PAGE_SIZE, maxLimit: MAX_PAGE_SIZE };
-export const booleanParam = (name: string, description: string): QueryParameter => ({
-  name,
-  description,
-  schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
-});
 
 export const SESSION: NamedSchema = { name: 'Session', schema: sessionResponseSchema };
 export const ANNOUNCEMENT: NamedSchema = { name: 'Announcement', schema: announcementViewSchema };

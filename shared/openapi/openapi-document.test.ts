@@ -98,4 +98,68 @@ describe('the OpenAPI document', () => {
     expect(check({ method: 'GET', path: '/api/v1/nowhere', status: 404, contentType: 'application/problem+json', bodyText: problem(404, 'not_found') })).toEqual([]);
     expect(check({ method: 'DELETE', path: '/api/v1/me/sessions/0123456789abcdef0123456789abcdef?x=1', status: 204, contentType: null, bodyText: '' })).toEqual([]);
   });
+
+  it('checks the headers an answer lists: X-Request-Id on every one, Allow on 405 and OPTIONS, Retry-After on 429', () => {
+    const requestId = '0b7f6c0e-3f5a-4c1e-9d3b-2a4e5f6a7b8c';
+    const problem = (status: number, code: string) => JSON.stringify({ type: 'about:blank', title: 'x', status, code, detail: 'd', traceId: 't' });
+    const me = { method: 'GET', path: '/api/v1/me', status: 401, contentType: 'application/problem+json', bodyText: problem(401, 'unauthenticated') };
+    const challenge = { 'www-authenticate': 'Bearer' };
+    expect(check({ ...me, headers: { 'x-request-id': requestId, ...challenge } })).toEqual([]);
+    expect(check({ ...me, headers: challenge })[0]).toMatch(/required header X-Request-Id is missing/);
+    expect(check({ ...me, headers: { 'x-request-id': 'not-a-uuid', ...challenge } })[0]).toMatch(/header X-Request-Id/);
+
+    const wrongMethod = { method: 'PUT', path: '/api/health', status: 405, contentType: 'application/problem+json', bodyText: problem(405, 'method_not_allowed') };
+    expect(check({ ...wrongMethod, headers: { 'x-request-id': requestId, allow: 'GET, HEAD, OPTIONS' } })).toEqual([]);
+    expect(check({ ...wrongMethod, headers: { 'x-request-id': requestId, allow: 'GET, OPTIONS' } })[0]).toMatch(/header Allow/);
+    expect(check({ ...wrongMethod, headers: { 'x-request-id': requestId } })[0]).toMatch(/required header Allow is missing/);
+    expect(check({ ...wrongMethod, status: 404, bodyText: problem(404, 'not_found') })[0]).toMatch(/not documented/);
+
+    const options = { method: 'OPTIONS', path: '/api/v1/me', status: 204, contentType: null, bodyText: '' };
+    expect(check({ ...options, headers: { 'x-request-id': requestId, allow: 'GET, DELETE, OPTIONS' } })).toEqual([]);
+    expect(check({ ...options, headers: { 'x-request-id': requestId, allow: 'GET, OPTIONS' } })).not.toEqual([]);
+
+    const throttled = { method: 'POST', path: '/api/v1/auth/child-session', status: 429, contentType: 'application/problem+json', bodyText: problem(429, 'too_many_attempts') };
+    expect(check({ ...throttled, headers: { 'x-request-id': requestId, 'retry-after': '60' } })).toEqual([]);
+    expect(check({ ...throttled, headers: { 'x-request-id': requestId } })[0]).toMatch(/required header Retry-After is missing/);
+    expect(check({ ...throttled, headers: { 'x-request-id': requestId, 'retry-after': 'soon' } })[0]).toMatch(/header Retry-After/);
+  });
+
+  it('lists 405 with the path\'s Allow on every operation, and OPTIONS on every path, from the definitions', () => {
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, { headers?: Record<string, { schema: { const?: string } }> }> }>>;
+    for (const { route, methods } of routeMethods(API_ENDPOINTS)) {
+      const pathItem = paths[`/api/${route}`] ?? {};
+      const allow = [...methods, 'OPTIONS'].join(', ');
+      expect(Object.keys(pathItem).sort()).toEqual([...methods, 'OPTIONS'].map((method) => method.toLowerCase()).sort());
+      for (const [method, operation] of Object.entries(pathItem)) {
+        const answer = operation.responses[method === 'options' ? '204' : '405'];
+        expect(answer?.headers?.Allow?.schema.const, `${method} /api/${route}`).toBe(allow);
+      }
+    }
+  });
+
+  it('makes the pin and password branches exclusive, and types the query flags as booleans', () => {
+    const schemas = (document.components as { schemas: Record<string, { oneOf?: { properties: Record<string, unknown> }[] }> }).schemas;
+    for (const name of ['ChildSessionRequest', 'CreateChildRequest']) {
+      const [pinBranch, passwordBranch] = schemas[name]?.oneOf ?? [];
+      expect(pinBranch?.properties.password, name).toBe(false);
+      expect(passwordBranch?.properties.pin, name).toBe(false);
+    }
+    const exclusive = validateAt('/components/schemas/ChildSessionRequest', { username: 'sam_k', pin: '408215', password: 'x' });
+    expect(exclusive).not.toEqual([]);
+    expect(validateAt('/components/schemas/ChildSessionRequest', { username: 'sam_k', pin: '408215' })).toEqual([]);
+    const parameters = (document.paths as Record<string, Record<string, { parameters: { name?: string; schema?: { type: string } }[] }>>);
+    expect(parameters['/api/v1/children/{id}']?.delete?.parameters.find((parameter) => parameter.name === 'erase')?.schema).toEqual({ type: 'boolean', default: false });
+    expect(parameters['/api/v1/me/sessions']?.delete?.parameters.find((parameter) => parameter.name === 'includeCurrent')?.schema?.type).toBe('boolean');
+  });
+
+  it('describes every tag, names its contact and licence, and lists the local server and a deployment', () => {
+    const tags = document.tags as { name: string; description?: string }[];
+    expect(tags.map((tag) => tag.name).sort()).toEqual([...new Set(API_ENDPOINTS.map((endpoint) => endpoint.tag))].sort());
+    for (const tag of tags) expect(tag.description, tag.name).toMatch(/\w{3,}/);
+    expect(document.info).toMatchObject({ contact: { name: expect.any(String) }, license: { name: expect.any(String) } });
+    expect(document.servers).toEqual([
+      expect.objectContaining({ url: 'http://localhost:7071' }),
+      expect.objectContaining({ url: '{origin}', variables: { origin: expect.objectContaining({ default: 'http://localhost:7071' }) } }),
+    ]);
+  });
 });

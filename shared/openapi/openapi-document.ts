@@ -2,7 +2,11 @@ import * as z from 'zod/mini';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue';
 import { problemBodySchema } from '../errors/problem';
 import { SECRET_RULE_SENTENCES } from '../family/credential-rules';
+import { API_TAGS } from '../http/api-tags';
+import { SETTINGS } from '../settings/setting-declarations';
 import { apiPath, type HttpEndpoint, type NamedSchema } from '../http/endpoint-definition';
+import { exclusiveBranches } from './exclusive-branches';
+import { addPathAnswers, answerHeaders, headerComponents, parameterComponents, problemHeaderNames, sortedByStatus, TRACEPARENT_PARAMETER } from './path-answers';
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the endpoints' definitions (their zod
@@ -52,8 +56,11 @@ export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]): 
   for (const operation of endpoints) {
     const pathItem = (paths[apiPath(operation)] ??= {});
     pathItem[operation.method] = operationObject(operation, responses);
-    if (operation.head) pathItem.head = headOperation(operation, pathItem[operation.method] ?? {});
+    if (operation.head) pathItem.head = headOperation(operation, pathItem[operation.method] ?? {}, responses);
   }
+  // OPTIONS is answered by the catch-all: public, no body, 403 for a refused CORS preflight.
+  const optionsProblems = problemResponses({ access: 'public', problems: ['forbidden'] }, responses);
+  addPathAnswers(paths, endpoints, optionsProblems, SCHEMA_REF(PROBLEM.name));
   return {
     openapi: '3.1.0',
     info: {
@@ -64,20 +71,41 @@ export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]): 
         '(`POST /api/v1/auth/child-session`); both answer a session token to send as `Authorization: Bearer <token>`.',
         'Every error is an RFC 9457 problem (`application/problem+json`) with a stable `code`; `invalid_request` and',
         '`weak_secret` carry `errors`, one entry per failing field: a JSON Pointer into the body, a code and what a valid value',
-        'looks like (never the value sent). Every answer carries `X-Request-Id` and `Cache-Control: no-store`.',
+        'looks like (never the value sent). Every answer carries `X-Request-Id` and `Cache-Control: no-store`; a `traceparent`',
+        'sent with a request continues the caller\'s trace. A wrong method on a known path answers 405 with `Allow`, `OPTIONS`',
+        '204 with `Allow`; a path the document does not list answers 404 `not_found`.',
       ].join(' '),
+      contact: { name: 'The community platform\'s backend team' },
+      // Not open source: the SPDX form of a licence of one's own.
+      license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '/' }],
-    tags: [...new Set(endpoints.map((operation) => operation.tag))].map((name) => ({ name })),
+    servers: SERVERS,
+    tags: [...new Set(endpoints.map((operation) => operation.tag))].map((name) => ({ name, description: API_TAGS[name] })),
     paths,
     components: {
       schemas: componentSchemas(endpoints),
       responses: Object.fromEntries(Object.keys(responses).sort().map((name) => [name, responses[name]])),
+      parameters: parameterComponents(),
+      headers: headerComponents(),
       examples: problemExamples(),
       securitySchemes: securitySchemes(),
     },
   };
 }
+
+/**
+ * The local host first (`npm start`), then any deployment: its origin is the `SERVICE_API_URL`
+ * that `azd env get-values` prints (infra/README.md). The paths begin with `/api`.
+ */
+const LOCAL_HOST = `http://localhost:${SETTINGS.PORT.default}`;
+const SERVERS = [
+  { url: LOCAL_HOST, description: 'The local host (`npm start`; `PORT` moves it).' },
+  {
+    url: '{origin}',
+    description: 'A deployment: set `origin` to its `SERVICE_API_URL` (`azd env get-values`), for example `https://ca-api-dev.<region>.azurecontainerapps.io`.',
+    variables: { origin: { default: LOCAL_HOST, description: 'Scheme, host and port of the deployment, without a trailing slash.' } },
+  },
+];
 
 /** The document as served and checked in: two-space JSON with a final newline. */
 export function openApiJson(endpoints: readonly DocumentedEndpoint[]): string {
@@ -122,6 +150,7 @@ function toJsonSchemas(named: ReadonlyMap<string, z.core.$ZodType>, io: 'input' 
     override: ({ jsonSchema }) => {
       // zod spells a format out as a regular expression too; the format says it for every reader.
       if (typeof jsonSchema.format === 'string' && jsonSchema.pattern !== undefined) delete jsonSchema.pattern;
+      exclusiveBranches(jsonSchema as JsonObject);
     },
   });
   return Object.fromEntries(
@@ -134,6 +163,7 @@ function toJsonSchemas(named: ReadonlyMap<string, z.core.$ZodType>, io: 'input' 
 
 function operationObject(operation: DocumentedEndpoint, sharedResponses: Record<string, JsonObject>): JsonObject {
   const parameters = [
+    TRACEPARENT_PARAMETER,
     ...[...apiPath(operation).matchAll(/([^/]+)\/\{([^}]+)\}/g)].map(([, parent, name]) => pathParameter(name ?? '', parent === 'sessions')),
     ...(operation.query ?? []).map((parameter) => ({ in: 'query', required: false, ...parameter })),
   ];
@@ -144,7 +174,7 @@ function operationObject(operation: DocumentedEndpoint, sharedResponses: Record<
     summary: operation.summary,
     description: [who, operation.description].filter(Boolean).join(' '),
     security: operation.access === 'public' ? [] : [{ bearerAuth: [] }],
-    ...(parameters.length > 0 ? { parameters } : {}),
+    parameters,
     ...(operation.body
       ? {
           requestBody: {
@@ -153,18 +183,19 @@ function operationObject(operation: DocumentedEndpoint, sharedResponses: Record<
           },
         }
       : {}),
-    responses: { ...successResponse(operation), ...problemResponses(operation, sharedResponses) },
+    responses: sortedByStatus({ ...successResponse(operation), ...problemResponses(operation, sharedResponses) }),
   };
 }
 
 /** `HEAD` of a `GET`: the same statuses and headers, no content (RFC 9110 §9.3.2). */
-function headOperation(operation: DocumentedEndpoint, get: JsonObject): JsonObject {
+function headOperation(operation: DocumentedEndpoint, get: JsonObject, shared: Record<string, JsonObject>): JsonObject {
   const responses = Object.fromEntries(
-    Object.entries(get.responses as Record<string, JsonObject>).map(([status, { content: _content, ...response }]) => [
-      status,
-      // A shared problem response has content; HEAD's has only the description.
-      typeof response.$ref === 'string' ? { description: `As for GET (${status}), without the body.` } : response,
-    ]),
+    Object.entries(get.responses as Record<string, JsonObject>).map(([status, { content: _content, ...response }]) => {
+      if (typeof response.$ref !== 'string') return [status, response];
+      // A shared problem response has content; HEAD's has its description and headers only.
+      const { headers } = shared[response.$ref.split('/').pop() ?? ''] ?? {};
+      return [status, { description: `As for GET (${status}), without the body.`, ...(headers ? { headers } : {}) }];
+    }),
   );
   return { ...get, operationId: `${operation.operationId}Head`, summary: `${operation.summary} (headers only)`, responses };
 }
@@ -177,11 +208,12 @@ function pathParameter(name: string, isSession: boolean): JsonObject {
 
 function successResponse(operation: DocumentedEndpoint): JsonObject {
   const { success } = operation;
-  if (success.status === 204) return { '204': { description: success.description } };
+  if (success.status === 204) return { '204': { description: success.description, headers: answerHeaders() } };
   const schema = success.body ? { $ref: SCHEMA_REF(success.body.name) } : { type: 'object' };
   return {
     [String(success.status)]: {
       description: success.description,
+      headers: answerHeaders(),
       content: { 'application/json': { schema, ...(success.example === undefined ? {} : { example: success.example }) } },
     },
   };
@@ -191,7 +223,7 @@ function successResponse(operation: DocumentedEndpoint): JsonObject {
  * One response per status, its `code` limited to the codes this endpoint answers with at that
  * status; each distinct set of codes is one entry of `components.responses` the operations refer to.
  */
-function problemResponses(operation: DocumentedEndpoint, shared: Record<string, JsonObject>): JsonObject {
+function problemResponses(operation: Pick<DocumentedEndpoint, 'access' | 'body' | 'problems'>, shared: Record<string, JsonObject>): JsonObject {
   const codes = [...new Set<ErrorCode>([...operation.problems, ...sharedProblemCodes(operation)])];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -215,20 +247,9 @@ function problemResponse(status: number, codes: readonly ErrorCode[]): JsonObjec
   const examples = Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
   return {
     description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].title}`).join('; '),
-    ...(headersOf(codes) ?? {}),
+    headers: answerHeaders(problemHeaderNames(codes)),
     content: { [PROBLEM_MEDIA_TYPE]: { schema, examples } },
   };
-}
-
-function headersOf(codes: readonly ErrorCode[]): { headers: JsonObject } | undefined {
-  const headers: JsonObject = {};
-  if (codes.some((code) => code === 'too_many_attempts' || code === 'service_unavailable' || code === 'idp_unavailable')) {
-    headers['Retry-After'] = { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } };
-  }
-  if (codes.includes('unauthenticated')) {
-    headers['WWW-Authenticate'] = { description: 'The bearer challenge (RFC 6750).', schema: { type: 'string' } };
-  }
-  return Object.keys(headers).length > 0 ? { headers } : undefined;
 }
 
 const EXAMPLE_ERRORS: Partial<Record<ErrorCode, JsonObject>> = {

@@ -4,3 +4,6 @@
  * so that the setup, which every test file loads, imports nothing heavy.
  */
 export const liveApiBaseUrls = new Set<string>();
+
+/** How many answers of those hosts the setup has checked against the document in this test file so far. */
+export const checkedAnswers = { count: 0 };

@@ -1,6 +1,9 @@
 /**
  * Checks an answer of the API against the OpenAPI document the code generates: the status must be
- * listed for the operation, and the body must match that response's schema for its content type.
+ * listed for the operation (405 on any method a path lacks, `OPTIONS` as its own operation), the
+ * body must match that response's schema for its content type, and every header the response
+ * lists as required must be there with a value its schema accepts (`X-Request-Id` on every answer,
+ * `Allow`, `Retry-After`).
  * The end-to-end suites run every answer through it (test/setup/validate-api-responses.ts), so the
  * document cannot drift from what the app answers. Built once per test file, on first use.
  */
@@ -16,10 +19,11 @@ export interface ApiExchange {
   status: number;
   contentType: string | null;
   bodyText: string;
+  /** The answer's headers, names in lower case; without them the headers are not checked. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 const DOCUMENT_ID = 'https://community-platform.invalid/openapi.json';
-const METHODS_WITHOUT_DOCUMENT = new Set(['OPTIONS']);
 
 export interface ConformanceChecker {
   /** What is wrong with the exchange (empty when it conforms). */
@@ -53,7 +57,7 @@ export function createChecker(document: JsonObject): ConformanceChecker {
     return (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '(body)'} ${error.message ?? 'invalid'} (${error.schemaPath})`);
   };
   const paths = document.paths as Record<string, Record<string, JsonObject>>;
-  const components = document.components as { responses: Record<string, JsonObject> };
+  const components = document.components as { responses: Record<string, JsonObject>; headers: Record<string, JsonObject> };
   const templates = Object.keys(paths).map((template) => ({ template, segments: template.split('/') }));
 
   const matchPath = (path: string): string | undefined => {
@@ -68,7 +72,35 @@ export function createChecker(document: JsonObject): ConformanceChecker {
     return candidates[0]?.template;
   };
 
-  const checkBody = (label: string, pointer: string, response: JsonObject, exchange: ApiExchange, head: boolean): string[] => {
+  const checkHeaders = (label: string, pointer: string, response: JsonObject, exchange: ApiExchange): string[] => {
+    if (!exchange.headers) return [];
+    const failures: string[] = [];
+    for (const [name, declared] of Object.entries((response.headers ?? {}) as Record<string, JsonObject>)) {
+      let header = declared;
+      let headerPointer = `${pointer}/headers/${escape(name)}`;
+      if (typeof declared.$ref === 'string') {
+        headerPointer = declared.$ref.slice(1);
+        header = components.headers[headerPointer.split('/').pop() ?? ''] ?? {};
+      }
+      const value = exchange.headers[name.toLowerCase()];
+      if (value === undefined) {
+        if (header.required === true) failures.push(`${label}: the required header ${name} is missing`);
+        continue;
+      }
+      const schema = header.schema as JsonObject | undefined;
+      // Header values are strings on the wire; an integer header is checked as the number it spells.
+      const typed = schema?.type === 'integer' && /^\d+$/.test(value) ? Number(value) : value;
+      failures.push(...validateAt(`${headerPointer}/schema`, typed).map((problem) => `${label}: header ${name}: ${problem}`));
+    }
+    return failures;
+  };
+
+  const checkBody = (label: string, pointer: string, response: JsonObject, exchange: ApiExchange, head: boolean): string[] => [
+    ...checkHeaders(label, pointer, response, exchange),
+    ...checkContent(label, pointer, response, exchange, head),
+  ];
+
+  const checkContent = (label: string, pointer: string, response: JsonObject, exchange: ApiExchange, head: boolean): string[] => {
     const content = response.content as Record<string, unknown> | undefined;
     if (head || !content) {
       return exchange.bodyText === '' ? [] : [`${label}: the response has a body, the document lists none`];
@@ -87,7 +119,6 @@ export function createChecker(document: JsonObject): ConformanceChecker {
 
   const check = (exchange: ApiExchange): string[] => {
     const method = exchange.method.toUpperCase();
-    if (METHODS_WITHOUT_DOCUMENT.has(method)) return [];
     const path = new URL(exchange.path, 'http://host').pathname;
     const label = `${method} ${path} → ${exchange.status}`;
     const template = matchPath(path);
@@ -97,12 +128,9 @@ export function createChecker(document: JsonObject): ConformanceChecker {
       return checkBody(label, '/components/responses/not_found', components.responses.not_found ?? {}, exchange, method === 'HEAD');
     }
     const pathItem = paths[template] ?? {};
-    const operationKey = method.toLowerCase() in pathItem ? method.toLowerCase() : undefined;
-    if (!operationKey) {
-      // A method the path does not take: 405 with `Allow` (or the catch-all's 404).
-      if (exchange.status !== 405 && exchange.status !== 404) return [`${label}: ${method} is not documented for ${template}`];
-      return exchange.bodyText === '' || method === 'HEAD' ? [] : checkProblem(label, exchange);
-    }
+    // A method the path does not take answers the 405 every operation of the path lists.
+    const operationKey = method.toLowerCase() in pathItem ? method.toLowerCase() : exchange.status === 405 ? Object.keys(pathItem)[0] : undefined;
+    if (!operationKey) return [`${label}: ${method} is not documented for ${template}`];
     const operation = pathItem[operationKey] ?? {};
     const responses = operation.responses as Record<string, JsonObject>;
     let response = responses[String(exchange.status)];
@@ -115,13 +143,6 @@ export function createChecker(document: JsonObject): ConformanceChecker {
     return checkBody(label, pointer, response, exchange, method === 'HEAD');
   };
 
-  const checkProblem = (label: string, exchange: ApiExchange): string[] => {
-    try {
-      return validateAt('/components/schemas/Problem', JSON.parse(exchange.bodyText)).map((problem) => `${label}: ${problem}`);
-    } catch {
-      return [`${label}: the body is not JSON`];
-    }
-  };
 
   return { check, validateAt, document };
 }

@@ -1,11 +1,11 @@
 import { afterEach, expect } from 'vitest';
-import { liveApiBaseUrls } from '../helpers/live-api-hosts';
+import { checkedAnswers, liveApiBaseUrls } from '../helpers/live-api-hosts';
 import { conformanceChecker, type ApiExchange } from '../helpers/openapi-conformance';
 
 /**
  * Every answer a test receives from a local host (through `fetch`: the API client and the tests'
  * own calls) is checked against the OpenAPI document: status listed for the operation, body
- * matching its schema. A test that talks to no local host pays nothing.
+ * matching its schema, the headers it lists as required present and valid. A test that talks to no local host pays nothing.
  */
 const pending: Promise<ApiExchange | undefined>[] = [];
 const WRAPPED = Symbol.for('community-platform.api-conformance-fetch');
@@ -25,7 +25,14 @@ if (!state[WRAPPED]) {
         response
           .clone()
           .text()
-          .then((bodyText) => ({ method, path: pathname + search, status: response.status, contentType: response.headers.get('content-type'), bodyText }))
+          .then((bodyText) => ({
+            method,
+            path: pathname + search,
+            status: response.status,
+            contentType: response.headers.get('content-type'),
+            bodyText,
+            headers: Object.fromEntries(response.headers),
+          }))
           .catch(() => undefined),
       );
     }
@@ -39,5 +46,6 @@ afterEach(async () => {
   // Built on the first answer to check: unit tests never pay for the document or its validators.
   const checker = conformanceChecker();
   const failures = exchanges.flatMap((exchange) => checker.check(exchange));
+  checkedAnswers.count += exchanges.length;
   expect(failures, 'answers that break the OpenAPI document (docs/openapi.json; `npm run openapi` regenerates it)').toEqual([]);
 });
