@@ -1,5 +1,6 @@
 // The project's lint: typescript-eslint's recommended rules over every TypeScript and JavaScript file
 // (`npm run lint`, which `.ci/run` calls). A finding is fixed, or the line it stands on says why.
+import { builtinModules } from 'node:module';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
@@ -21,5 +22,14 @@ export default defineConfig(
     // statement to use.
     files: ['**/*.cjs', '**/*.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The API client runs in React Native and browsers: nothing of Node's in its sources (its tests and
+    // scripts run on Node). Its tsconfig has no Node types either, so such code would not compile.
+    files: ['clients/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', ...builtinModules], message: 'The client must run without Node: use fetch and the web platform.' }] }],
+      'no-restricted-globals': ['error', ...['process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'setImmediate'].map((name) => ({ name, message: 'Node only.' }))],
+    },
   },
 );

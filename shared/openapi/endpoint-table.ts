@@ -28,7 +28,8 @@ export function endpointTable(endpoints: readonly DocumentedEndpoint[]): string 
     ...rows,
     '',
     'Every endpoint may also answer 400 `invalid_request`, 408, 413, 415 (with a body), 431, 500 `internal_error` and',
-    '503 `service_unavailable`; every one but the public ones 401 `unauthenticated`. The OpenAPI document',
+    '503 `service_unavailable`; every one but the public ones 401 `unauthenticated`. Every path answers a method it',
+    'does not take with 405 `method_not_allowed` and `Allow`, and `OPTIONS` with 204 and `Allow`. The OpenAPI document',
     '(`docs/openapi.json`, served at `GET /api/openapi.json`) has the schemas and examples.',
   ].join('\n');
 }
