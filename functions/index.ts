@@ -3,6 +3,7 @@ import type { AppFunction } from '../shared/composition/app-functions';
 import type { HttpEndpoint } from '../shared/http/endpoint-definition';
 import { editAnnouncement, readAnnouncement } from './announcement';
 import { approveStep } from './announcements-approve';
+import { apiDocsPage, apiDocsViewer } from './api-docs';
 import { publishStep } from './announcements-publish';
 import { rejectStep } from './announcements-reject';
 import { submitStep } from './announcements-submit';
@@ -86,10 +87,19 @@ export const API_ENDPOINTS: readonly HttpEndpoint<AppServices>[] = [
   openApiEndpoint(() => API_ENDPOINTS),
 ];
 
+/**
+ * The API reference page and its viewer: endpoints the OpenAPI document leaves out (they show the
+ * document, answer HTML and script, and production answers them 404 unless a setting turns them on).
+ */
+export const API_REFERENCE_ENDPOINTS: readonly HttpEndpoint<AppServices>[] = [apiDocsPage, apiDocsViewer];
+
+/** Every HTTP endpoint the app registers: what the catch-all's 405 and `Allow` are derived from. */
+export const HTTP_ENDPOINTS: readonly HttpEndpoint<AppServices>[] = [...API_ENDPOINTS, ...API_REFERENCE_ENDPOINTS];
+
 /** Everything the app registers: the endpoints, the catch-all, the timers, the queue and Event Grid functions. */
 export const APP_FUNCTIONS: readonly AppFunction[] = [
-  ...API_ENDPOINTS,
-  notFoundFunction(() => API_ENDPOINTS),
+  ...HTTP_ENDPOINTS,
+  notFoundFunction(() => HTTP_ENDPOINTS),
   countIngressRequests,
   checkDailyCost,
   sweepSessions,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REQUIRED_NODE } from '../shared/lifecycle/node-version';
+import { writeApiReferenceViewer } from './api-reference-viewer';
 
 /**
  * Bundles the function app for start-up speed: the app's entry (`appEntrySource`: every function
@@ -167,7 +168,7 @@ function runBundle(filename, sha256, bytes) {
 }
 
 /** Builds `dist/app/functions.js` (+ source map) and `dist/app/main.js` from the TypeScript sources. */
-export async function bundleApp(projectRoot: string): Promise<{ bytes: number }> {
+export async function bundleApp(projectRoot: string): Promise<{ bytes: number; viewerBytes: number }> {
   // Loaded here, not at the top: esbuild is a development dependency, absent from the image.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const esbuild = require('esbuild') as typeof import('esbuild');
@@ -217,16 +218,21 @@ export async function bundleApp(projectRoot: string): Promise<{ bytes: number }>
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+  // The API reference page's viewer, a file the app reads at the page's first request (never at start).
+  const viewerBytes = writeApiReferenceViewer(projectRoot, outdir);
   const bundled = readFileSync(path.join(outdir, 'functions.js'));
   writeFileSync(path.join(outdir, 'main.js'), mainSource({ sha256: createHash('sha256').update(bundled).digest('hex'), bytes: bundled.length }));
   const output = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('functions.js'));
-  return { bytes: output?.[1].bytes ?? 0 };
+  return { bytes: output?.[1].bytes ?? 0, viewerBytes };
 }
 
 if (require.main === module) {
   const projectRoot = path.resolve(__dirname, '..', '..');
   bundleApp(projectRoot).then(
-    ({ bytes }) => process.stderr.write(`bundled the function app: dist/app/functions.js (${(bytes / 1024).toFixed(0)} KiB)\n`),
+    ({ bytes, viewerBytes }) =>
+      process.stderr.write(
+        `bundled the function app: dist/app/functions.js (${(bytes / 1024).toFixed(0)} KiB), the API reference viewer (${(viewerBytes / 1024).toFixed(0)} KiB)\n`,
+      ),
     (error: unknown) => {
       process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
       process.exit(1);

@@ -22,6 +22,8 @@ const OUTPUTS = [
   'dist/app/main.js',
   'dist/app/functions.js',
   'dist/app/telemetry-worker.js',
+  // The API reference page's viewer (`GET /api/docs/viewer.js`), which the bundle step writes beside it.
+  'dist/app/api-reference/redoc.standalone.js',
   'dist/devhost/start.js',
   'dist/devhost/main.js',
   'dist/scripts/dev-token.js',

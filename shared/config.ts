@@ -264,6 +264,8 @@ function configOf(e: ParsedSettings, derived: Derived) {
       globalMaxFailuresPerMinute: e.ADULT_SIGN_IN_GLOBAL_MAX_FAILURES_PER_MINUTE,
     },
     port: e.PORT,
+    /** The API reference page (`GET /api/docs`): always outside production, in production when `API_DOCS_IN_PRODUCTION` says so. */
+    apiDocsPage: !production || e.API_DOCS_IN_PRODUCTION,
     /** NCRONTAB schedules of the timers. */
     schedules: {
       queueDepth: e.QUEUE_DEPTH_SCHEDULE,

@@ -82,6 +82,26 @@ describe('createHttpPipeline', () => {
     expect(sink.text).not.toContain('secret-body-canary');
   });
 
+  it('sends a text body (a page) as is, with the headers the handler gives and the usual ones; HEAD without it', async () => {
+    const { endpoint } = setup();
+    const handler = endpoint({ route: 'docs' }, async () => ({
+      status: 200,
+      headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'" },
+      textBody: '<!doctype html><p>page</p>',
+    }));
+    const response = await handler(request({ method: 'GET', headers: {} }), context());
+    expect(response.body).toBe('<!doctype html><p>page</p>');
+    expect(response.headers).toMatchObject({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': "default-src 'none'",
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    const head = await handler(request({ method: 'HEAD', headers: {} }), context());
+    expect(head.body).toBeUndefined();
+    expect(headerOf(head, 'Content-Type')).toBe('text/html; charset=utf-8');
+  });
+
   it('uses the incoming traceparent for log lines and problem bodies', async () => {
     const { sink, endpoint } = setup();
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';

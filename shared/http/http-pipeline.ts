@@ -23,6 +23,8 @@ export const ROUTE_PREFIX = 'api';
 export interface HttpSuccess {
   status: number;
   jsonBody?: unknown;
+  /** A body that is not JSON (a page, a script), sent as is; `headers` give its `Content-Type`. */
+  textBody?: string;
   headers?: Record<string, string>;
 }
 
@@ -249,6 +251,7 @@ function toResponse(
     });
   }
   const headers: Record<string, string> = { ...BASE_HEADERS, ...request.cors, ...result.headers, 'X-Request-Id': requestId };
+  if (result.textBody !== undefined) return withBody({ status: result.status, headers, body: result.textBody });
   if (result.jsonBody === undefined) return { status: result.status, headers };
   return withBody({
     status: result.status,

@@ -19,7 +19,7 @@ export function answerUnmatched(
   const pathname = new URL(request.url).pathname;
   const prefix = `/${ROUTE_PREFIX}/`;
   const methods = pathname.toLowerCase().startsWith(prefix) ? allowedMethods(routes, pathname.slice(prefix.length)) : undefined;
-  if (!methods) return problem('not_found', { detail: 'No such endpoint.' });
+  if (!methods) return noSuchEndpoint();
   const allow = allowHeader(methods);
   const method = request.method.toUpperCase();
   if (isPreflight(method, request.headers)) {
@@ -34,4 +34,9 @@ export function answerUnmatched(
   }
   if (method === 'OPTIONS') return { status: 204, headers: { Allow: allow } };
   return problem('method_not_allowed', { detail: `This endpoint accepts ${methods.join(', ')}.`, headers: { Allow: allow } });
+}
+
+/** The 404 of a path no function takes; also what an endpoint switched off by a setting answers, so the two look alike. */
+export function noSuchEndpoint(): Problem {
+  return problem('not_found', { detail: 'No such endpoint.' });
 }

@@ -63,6 +63,7 @@ export const SETTINGS = {
   LOG_LEVEL: setting({ group: 'runtime', schema: z.enum(LOG_LEVELS), default: 'info', doc: '`error`, `warn`, `info`, `debug`; `debug` is refused in production unless `ALLOW_DEBUG_IN_PRODUCTION=true`' }),
   ALLOW_DEBUG_IN_PRODUCTION: setting({ group: 'runtime', schema: booleanFlag(), default: 'false', doc: '`true` lets production log at `debug` (for a short investigation)' }),
   LOG_PRETTY: setting({ group: 'runtime', schema: booleanFlag(), default: 'false', doc: 'human-readable logs through pino-pretty (development only; production refuses it)' }),
+  API_DOCS_IN_PRODUCTION: setting({ group: 'runtime', schema: booleanFlag(), default: 'false', doc: '`true` serves the API reference page (`GET /api/docs`, docs/api.md) in production too; outside production it is always served. Off: 404, as an unknown path' }),
   PORT: setting({ group: 'runtime', schema: wholeNumber(0, 65535, 'a port number'), default: '7071', doc: 'port of the project\'s own local host (`0` picks a free one)' }),
 
   IDP_ISSUER: setting({ group: 'identity', schema: optionalString(), unset: 'required in production, unless `IDP_PROVIDERS` is set; the development provider\'s outside production', doc: 'expected `iss` of identity-provider tokens (one provider)' }),

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { API_ENDPOINTS } from '../../functions/index';
+import { HTTP_ENDPOINTS } from '../../functions/index';
 import { routeMethods } from '../../shared/http/endpoint-definition';
 import { allowedMethods } from '../../shared/http/route-catalogue';
 
-const ROUTE_CATALOGUE = routeMethods(API_ENDPOINTS);
+const ROUTE_CATALOGUE = routeMethods(HTTP_ENDPOINTS);
 import { ROOT } from './worker-load';
 
 /**
