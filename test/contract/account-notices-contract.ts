@@ -39,7 +39,7 @@ import { adultUser, childUser, isoAfter, migratedDatabasePerSuite, numberedId } 
 import type { TestDatabaseFactory } from './test-databases';
 
 /**
- * Account notices (`shared/notifications/notices/`) and a child's activity on each engine: the
+ * Account notices (`shared/notifications/jobs/handle-notice-message.ts`) and a child's activity on each engine: the
  * outbox rows and their catch-up, the per-channel ledger's claims, the lock that makes exactly one
  * notice however many sign-ins see the tenth failure, and the activity's keyset pages.
  */

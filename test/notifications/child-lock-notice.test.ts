@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signInChild } from '../../shared/auth/sign-in-child';
 import { setChildSecret } from '../../shared/children/child-account-store';
-import { FanoutError } from '../../shared/notifications/fanout/fanout-error';
+import { FanoutError } from '../../shared/notifications/engine/fanout-error';
 import { inMemoryFanoutQueue } from '../../shared/messages/fanout-queue';
-import { handleFanoutMessage } from '../../shared/notifications/fanout/handle-fanout-message';
-import { NOTICE_GIVE_UP_MS } from '../../shared/notifications/notices/handle-notice-message';
-import type { PoisonQueue } from '../../shared/notifications/poison/poison-queue';
-import { redrivePoison, type RedriveEntry } from '../../shared/notifications/poison/redrive-poison';
+import { handleFanoutMessage } from '../../shared/notifications/jobs/handle-fanout-message';
+import { NOTICE_GIVE_UP_MS } from '../../shared/notifications/jobs/handle-notice-message';
+import type { PoisonQueue } from '../../shared/notifications/jobs/poison-queue';
+import { redrivePoison, type RedriveEntry } from '../../shared/notifications/jobs/redrive-poison';
 import { findNoticeById, listNoticeDeliveries } from '../../shared/messages/account-notice-store';
 import { enqueueOwedNotices } from '../../shared/messages/account-notices';
 import type { NoticeMessage } from '../../shared/messages/notice-message';

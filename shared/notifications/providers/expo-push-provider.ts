@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import type { ShutdownSignals } from '../../lifecycle/shutdown';
 import { systemClock, type Clock } from '../../ports/clock';
-import { MAX_TICKET_ID_LENGTH } from '../push/push-tickets';
+import { MAX_TICKET_ID_LENGTH } from '../ledger/push-tickets';
 import type { DeliveryOutcome, PushMessage, PushProvider } from '../../ports/delivery';
 import {
   asRecord,
