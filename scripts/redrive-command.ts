@@ -4,8 +4,7 @@ import { openDatabase } from '../shared/db/open-database';
 import { systemClock, type Clock } from '../shared/ports/clock';
 import { storageFanoutQueue, type FanoutQueue } from '../shared/messages/fanout-queue';
 import { storageNoticeQueue, unconfiguredNoticeQueue, type NoticeQueue } from '../shared/messages/notice-queue';
-import { storagePoisonQueue, type PoisonQueue } from '../shared/notifications/jobs/poison-queue';
-import { redrivePoison, type RedriveOptions } from '../shared/notifications/jobs/redrive-poison';
+import { redrivePoison, storagePoisonQueue, type PoisonQueue, type RedriveOptions } from '../shared/notifications';
 
 export const REDRIVE_USAGE = 'usage: npm run redrive-poison -- [--dry-run] [--announcement <id>]\n';
 

@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../../db/database';
 import { UniqueViolationError } from '../../db/database-errors';
+import type { SmsSpendSettings } from '../engine/fanout-deps';
 
 /**
  * The SMS spend guard (contract section 10): a counter per UTC month in the database, shared by
@@ -11,11 +12,6 @@ import { UniqueViolationError } from '../../db/database-errors';
  * the provider did not accept gives its reservation back. Amounts are whole millionths of a dollar,
  * so repeated additions do not drift.
  */
-
-export interface SmsSpendSettings {
-  monthlyCapUsd: number;
-  unitCostUsd: number;
-}
 
 /** The share of the cap at which the one warning of the month is logged. */
 export const SPEND_WARNING_SHARE = 0.8;

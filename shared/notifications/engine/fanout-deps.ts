@@ -7,7 +7,12 @@ import type { FanoutQueue } from '../../messages/fanout-queue';
 import type { DeliveryProviders } from '../../ports/delivery';
 import type { Sleep } from '../../resilience/retry-with-backoff';
 import type { RetryPolicy } from '../providers/retry-transient';
-import type { SmsSpendSettings } from '../channels/sms-spend-guard';
+
+/** The SMS spend guard's settings (`SMS_MONTHLY_CAP_USD`, `SMS_UNIT_COST_USD`; `channels/sms-spend-guard.ts`). */
+export interface SmsSpendSettings {
+  monthlyCapUsd: number;
+  unitCostUsd: number;
+}
 
 /** The ports and settings of the fan-out use case; the function file builds them from `AppServices`. */
 export interface FanoutDeps {

@@ -1,14 +1,12 @@
 import type { Database, Dialect, SqlExecutor } from '../../db/database';
 import { jsonRowsSource, limitClause } from '../../db/dialect';
+import { MAX_TICKET_ID_LENGTH } from '../providers/expo-push-provider';
 
 /**
  * Expo push tickets whose receipts are still to be read. A ticket only says Expo took the message;
  * its receipt, ready some minutes later, may say the device is no longer registered. The token is
  * kept with the ticket so that the receipt can remove it; rows go once their receipt was read.
  */
-/** The longest ticket id kept (the `PushTickets.ticketId` column; Expo's ids are UUIDs). */
-export const MAX_TICKET_ID_LENGTH = 128;
-
 export interface PushTicket {
   ticketId: string;
   token: string;
