@@ -1,5 +1,5 @@
 import type { DeliveryContext } from '../engine/delivery-context';
-import { finishDeliveries, type DeliveryResult, type FinishedDelivery } from '../ledger/delivery-ledger';
+import type { DeliveryResult, FinishedDelivery } from '../ledger/delivery-ledger';
 import { reportAttempt, reportPushMessage, reportRetry, reportStaleToken } from '../engine/delivery-report';
 import type { DeliveryOutcome, PushMessage } from '../../ports/delivery';
 import { PushProgress, type AnsweredDevice, type Device, type UserPushResult } from './push-progress';
@@ -62,16 +62,7 @@ async function sendChunk(ctx: DeliveryContext, chunk: readonly Device[], progres
 async function recordAnswers(ctx: DeliveryContext, answered: readonly AnsweredDevice[], settled: readonly UserPushResult[], sentAt: string): Promise<void> {
   const finished = settled.filter((user): user is Extract<UserPushResult, { kind: 'final' }> => user.kind === 'final');
   const tickets = ctx.deps.providers.push.checkReceipts ? ticketsOf(ctx, answered, sentAt) : [];
-  const now = ctx.now().toISOString();
-  // First in line: on SQLite's one connection it would otherwise wait behind the batch's
-  // queued SMS and e-mail writes, and a crash meanwhile would push these users again.
-  await ctx.db.transaction(
-    async (tx) => {
-      await recordPushTickets(tx, ctx.db.dialect, tickets);
-      await finishDeliveries(tx, ctx.db.dialect, ctx.announcement.id, 'push', finished.map(ledgerRowOf), now);
-    },
-    { first: true },
-  );
+  await ctx.finishAtOnce('push', finished.map(ledgerRowOf), (tx) => recordPushTickets(tx, ctx.db.dialect, tickets));
 
   for (const { device, outcome } of answered) {
     reportPushMessage(ctx.deps, outcome);

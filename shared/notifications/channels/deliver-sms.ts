@@ -1,5 +1,5 @@
 import type { DeliveryContext } from '../engine/delivery-context';
-import { finishDelivery, type DeliveryKey } from '../ledger/delivery-ledger';
+import type { DeliveryKey } from '../ledger/delivery-ledger';
 import { reportBudgetExceeded, reportOptedOut, reportOutcomeUnknown, reportRetry, type DeliveryFacts } from '../engine/delivery-report';
 import { REPEATABILITY_EXPIRED } from '../../ports/delivery';
 import type { Recipient } from '../engine/recipients';
@@ -50,8 +50,7 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
 
   const optOut = await smsOptOutOf(ctx.db, recipient.userId, phone);
   if (optOut) {
-    await finishDelivery(ctx.db, key, { result: 'opted_out', providerCode: optOut }, ctx.now().toISOString());
-    ctx.settled(key, 'opted_out');
+    ctx.record(key, { result: 'opted_out', providerCode: optOut });
     reportOptedOut(ctx.deps, facts, optOut);
     return;
   }
@@ -69,8 +68,7 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
         'sms monthly spend cap reached; messages that would cross it are not sent',
       );
     }
-    await finishDelivery(ctx.db, key, { result: 'budget_exceeded' }, ctx.now().toISOString());
-    ctx.settled(key, 'budget_exceeded');
+    ctx.record(key, { result: 'budget_exceeded' });
     reportBudgetExceeded(ctx.deps, facts);
     return;
   }

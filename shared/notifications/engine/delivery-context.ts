@@ -1,5 +1,5 @@
 import type { ConcurrencyLimit } from '../../concurrency/concurrency-limit';
-import type { Database } from '../../db/database';
+import type { Database, SqlExecutor } from '../../db/database';
 import { claimDeliveries, finishDeliveries, releaseDelivery, type DeliveryKey, type DeliveryResult, type FinishedDelivery } from '../ledger/delivery-ledger';
 import { reportAttempt, type AttemptResult, type DeliveryFacts } from './delivery-report';
 import { emailOperationId } from '../ledger/email-operation-id';
@@ -34,8 +34,14 @@ export const GROUP_COMMIT_ROWS = 32;
 export const GROUP_COMMIT_MS = 10;
 
 type ProviderResult = { result: AttemptResult; providerCode?: string | undefined; providerMessageId?: string | undefined };
+/** A result written without a provider call. */
+type DecidedResult = { result: 'opted_out'; providerCode: string } | { result: 'budget_exceeded' };
 
 /**
+ * The one writer of a batch's ledger results: every channel's final (or `accepted`) results go
+ * through `finish` / `record` (group commit) or `finishAtOnce` (one provider request's answers
+ * that must be durable before the next send), all in `finishDeliveries` statements.
+ *
  * What one batch invocation shares while it delivers: the database, the limiter of provider
  * requests, the tally, the ledger rows it has claimed but not finished, which it gives back if
  * the invocation fails halfway, so the redelivered message can claim them at once, and the send
@@ -45,7 +51,7 @@ export class DeliveryContext {
   readonly tally: BatchTally = { push: {}, sms: {}, email: {} };
   private readonly open = new Map<string, DeliveryKey>();
   private leaseUntil = '';
-  private unwritten: { key: DeliveryKey; outcome: ProviderResult }[] = [];
+  private unwritten: { key: DeliveryKey; outcome: ProviderResult | DecidedResult }[] = [];
   private writing: Promise<void> = Promise.resolve();
   private writeError: unknown;
   private timer: NodeJS.Timeout | undefined;
@@ -124,11 +130,38 @@ export class DeliveryContext {
    * event unless `event: false`).
    */
   async finish(key: DeliveryKey, outcome: ProviderResult, facts: DeliveryFacts, tries: number, options: { event?: boolean } = {}): Promise<void> {
+    this.record(key, outcome);
+    reportAttempt(this.deps, facts, { result: outcome.result, tries, ...(outcome.providerCode ? { providerCode: outcome.providerCode } : {}) }, options);
+  }
+
+  /**
+   * The row's final result, decided without a provider call (an SMS opted out or over the spend
+   * cap): written with the next group commit and counted; the caller reports it. Nothing was sent,
+   * so a crash that loses the write only makes the redelivered message decide it again.
+   */
+  record(key: DeliveryKey, outcome: ProviderResult | DecidedResult): void {
     this.unwritten.push({ key, outcome });
     if (this.unwritten.length >= GROUP_COMMIT_ROWS) this.writeUnwritten();
     else this.timer ??= setTimeout(() => this.writeUnwritten(), GROUP_COMMIT_MS);
     this.settled(key, outcome.result);
-    reportAttempt(this.deps, facts, { result: outcome.result, tries, ...(outcome.providerCode ? { providerCode: outcome.providerCode } : {}) }, options);
+  }
+
+  /**
+   * Writes the answers of one provider request at once, first in line, in one transaction with
+   * `alongside` (a push request's tickets): Expo takes no idempotency key, so the rows it settled
+   * are final before anything else is sent for them. The caller counts and reports them (`settled`).
+   */
+  async finishAtOnce(channel: Channel, finished: readonly FinishedDelivery[], alongside?: (tx: SqlExecutor) => Promise<void>): Promise<void> {
+    const now = this.now().toISOString();
+    // First in line: on SQLite's one connection it would otherwise wait behind the batch's queued
+    // SMS and e-mail writes, and a crash meanwhile would push these users again.
+    await this.db.transaction(
+      async (tx) => {
+        await alongside?.(tx);
+        await finishDeliveries(tx, this.db.dialect, this.announcement.id, channel, finished, now);
+      },
+      { first: true },
+    );
   }
 
   /**
