@@ -170,7 +170,9 @@ describe('npm run redrive-poison', () => {
     });
     const requeued = (await visibleTexts(FANOUT_QUEUE_NAME)).map((text) => JSON.parse(Buffer.from(text, 'base64').toString('utf8')) as unknown);
     expect(requeued).toHaveLength(3);
-    expect(requeued).toEqual(expect.arrayContaining([FIRST_BATCH, SECOND_BATCH, B_SPLIT]));
+    // Sent again as every message now goes: with its kind.
+    const withKind = (message: FanoutMessage) => ({ kind: 'announcement', ...message });
+    expect(requeued).toEqual(expect.arrayContaining([FIRST_BATCH, SECOND_BATCH, B_SPLIT].map(withKind)));
     // What cannot succeed stays, visible at once for the operator.
     expect(await visibleTexts(FANOUT_POISON_QUEUE_NAME)).toHaveLength(3);
     expect(canaries.findIn(result.out)).toEqual([]);

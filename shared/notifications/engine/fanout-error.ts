@@ -15,7 +15,7 @@ export class FanoutError extends Error {
 }
 
 export type FanoutErrorCode =
-  /** Not base64 JSON of `{ announcementId, batch? }` or `{ notice: { id, kind } }`. */
+  /** Not base64 JSON of a message of the queue's kinds (`notification-message.ts`). */
   | 'invalid_fanout_message'
   /** No such announcement (yet): its transaction may not have committed. */
   | 'announcement_not_found'

@@ -1,8 +1,7 @@
-import { fanoutMessageSchema, type FanoutMessage } from '../../messages/fanout-message';
-import { looksLikeNoticeMessage, noticeMessageSchema, type NoticeMessage } from '../../messages/notice-message';
+import { decodeNotificationMessage, type NotificationMessage } from '../../messages/notification-message';
 
-/** A message of the fan-out queue: an announcement's (`{ announcementId, batch? }`) or an account notice's (`{ notice }`). */
-export type PoisonedMessage = FanoutMessage | NoticeMessage;
+/** A message of the fan-out queue: an announcement's or an account notice's, by its `kind`. */
+export type PoisonedMessage = NotificationMessage;
 
 export type DecodedPoisonMessage = { ok: true; message: PoisonedMessage } | { ok: false; reason: 'invalid_fanout_message' };
 
@@ -11,8 +10,7 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /**
  * Reads a poison-queue message as the fan-out trigger would: base64 of the JSON (host.json
  * `messageEncoding: base64`), or the JSON itself for a message someone put there by hand, then
- * the schema of its kind: an account notice's when it has a `notice` member, else the fan-out
- * message's. Nothing of a refused text is kept: it may hold anything.
+ * the message of its `kind` (`notification-message.ts`). Nothing of a refused text is kept: it may hold anything.
  */
 export function decodePoisonMessage(text: string): DecodedPoisonMessage {
   const trimmed = text.trim();
@@ -23,11 +21,6 @@ export function decodePoisonMessage(text: string): DecodedPoisonMessage {
   } catch {
     return { ok: false, reason: 'invalid_fanout_message' };
   }
-  const parsed = looksLikeNoticeMessage(value) ? noticeMessageSchema.safeParse(value) : fanoutMessageSchema.safeParse(value);
-  return parsed.success ? { ok: true, message: parsed.data } : { ok: false, reason: 'invalid_fanout_message' };
-}
-
-/** True for an account notice's message. */
-export function isNoticeMessage(message: PoisonedMessage): message is NoticeMessage {
-  return 'notice' in message;
+  const message = decodeNotificationMessage(value);
+  return message ? { ok: true, message } : { ok: false, reason: 'invalid_fanout_message' };
 }

@@ -3,9 +3,9 @@ import { errorCodeOf } from '../../background/background-handler';
 import { deliverBatch, type BatchResult } from './deliver-batch';
 import type { FanoutDeps } from '../engine/fanout-deps';
 import { FanoutError } from '../engine/fanout-error';
-import { fanoutMessageSchema, type FanoutMessage } from '../../messages/fanout-message';
+import type { FanoutMessage } from '../../messages/fanout-message';
 import { handleNoticeMessage, type NoticeResult } from './handle-notice-message';
-import { looksLikeNoticeMessage } from '../../messages/notice-message';
+import { decodeNotificationMessage } from '../../messages/notification-message';
 import { recordPoisonedMessage } from './record-poisoned-message';
 import { splitAudience, type SplitResult } from './split-audience';
 
@@ -20,7 +20,8 @@ export interface FanoutAttempt {
 /**
  * Handles one message of the `notification-fanout` queue (contract section 10): the first message
  * of a published announcement splits its audience into batch messages; a batch message delivers
- * to its recipients; an account notice's message (`{ notice }`) goes to `notices/`. Everything
+ * to its recipients; an account notice's message goes to `handle-notice-message.ts`; which is
+ * which is the message's `kind` (`notification-message.ts`). Everything
  * that cannot be handled now throws `FanoutError`, so the queue redelivers the message and, after
  * `maxDequeueCount` tries, moves it to the poison queue: a
  * malformed message, an announcement that is missing or not published, deliveries still owed.
@@ -35,16 +36,16 @@ export async function handleFanoutMessage(
   attempt: FanoutAttempt = { lastAttempt: false },
 ): Promise<FanoutResult> {
   const value = typeof input === 'string' ? parseJson(input) : input;
-  // An account notice (a child's account locked: `notices/`) shares the queue, its retries and poison queue.
-  if (looksLikeNoticeMessage(value)) return { kind: 'notice', ...(await handleNoticeMessage(value, deps, attempt)) };
-  const parsed = fanoutMessageSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new FanoutError('invalid_fanout_message', 'The queue message is not a fan-out message ({ announcementId, batch? }).');
+  const decoded = decodeNotificationMessage(value);
+  if (!decoded) {
+    throw new FanoutError('invalid_fanout_message', 'The queue message is none of the queue\'s kinds (an announcement\'s, an account notice\'s).');
   }
+  // An account notice (a child's account locked) shares the queue, its retries and poison queue.
+  if (decoded.kind === 'notice') return { kind: 'notice', ...(await handleNoticeMessage(decoded.message, deps, attempt)) };
   try {
-    return await handleValidMessage(parsed.data, deps);
+    return await handleValidMessage(decoded.message, deps);
   } catch (error) {
-    if (attempt.lastAttempt) await recordPoisonedMessage(deps, parsed.data, errorCodeOf(error));
+    if (attempt.lastAttempt) await recordPoisonedMessage(deps, decoded.message, errorCodeOf(error));
     throw error;
   }
 }

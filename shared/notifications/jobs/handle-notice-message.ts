@@ -24,7 +24,7 @@ import {
   type NoticeChannel,
   type NoticeDeliveryResult,
 } from '../../messages/account-notice-store';
-import { noticeMessageSchema } from '../../messages/notice-message';
+import type { NoticeMessage } from '../../messages/notice-message';
 import { noticeText, type NoticeText } from './notice-text';
 
 /**
@@ -65,12 +65,8 @@ type ChannelOutcome = NoticeDeliveryResult | 'done' | 'owed';
  * and the message goes to the poison queue, from which `npm run redrive-poison` sends it again.
  * Log lines carry ids, channels and results only: never the name, an address or a token.
  */
-export async function handleNoticeMessage(input: unknown, deps: FanoutDeps, attempt: { lastAttempt: boolean }): Promise<NoticeResult> {
-  const parsed = noticeMessageSchema.safeParse(input);
-  if (!parsed.success) {
-    throw new FanoutError('invalid_fanout_message', 'The queue message is not an account notice message ({ notice: { id, kind } }).');
-  }
-  const { id } = parsed.data.notice;
+export async function handleNoticeMessage(message: NoticeMessage, deps: FanoutDeps, attempt: { lastAttempt: boolean }): Promise<NoticeResult> {
+  const { id } = message.notice;
   try {
     return await deliverNotice(id, deps);
   } catch (error) {

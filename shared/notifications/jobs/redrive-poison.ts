@@ -5,7 +5,7 @@ import type { FanoutQueue } from '../../messages/fanout-queue';
 import { findNoticeById, listNoticeDeliveries, resetPoisonedNoticeDeliveries } from '../../messages/account-notice-store';
 import type { NoticeMessage } from '../../messages/notice-message';
 import type { NoticeQueue } from '../../messages/notice-queue';
-import { decodePoisonMessage, isNoticeMessage } from './decode-poison-message';
+import { decodePoisonMessage } from './decode-poison-message';
 import type { PoisonMessage, PoisonQueue } from './poison-queue';
 import { POISONED_PROVIDER_CODE, resetPoisonedDeliveries } from '../ledger/poisoned-deliveries';
 import { undeliveredOf } from './undelivered';
@@ -131,12 +131,12 @@ async function handleOne(
     report({ ...base, action: 'skipped', reason: decoded.reason });
     return false;
   }
-  const { message } = decoded;
-  if (isNoticeMessage(message)) {
+  if (decoded.message.kind === 'notice') {
     // An account notice is no announcement's business either.
     if (options.announcementId !== undefined) return false;
-    return handleNotice(deps, options, poison, message, summary, report);
+    return handleNotice(deps, options, poison, decoded.message.message, summary, report);
   }
+  const { message } = decoded.message;
   if (options.announcementId !== undefined && message.announcementId !== options.announcementId) return false;
   summary.messages += 1;
   const where = {
