@@ -15,7 +15,7 @@ import type { Announcement, AnnouncementStatus } from '../../shared/announcement
 import { findAnnouncementById } from '../../shared/announcements/announcement-store';
 import { claimDelivery, finishDelivery } from '../../shared/notifications/ledger/delivery-ledger';
 import { markEmailHardBounce } from '../../shared/notifications/channels/email-hard-bounces';
-import { claimNoticeDelivery, finishNoticeDelivery } from '../../shared/messages/account-notice-store';
+import { claimNoticeDelivery, finishNoticeDelivery } from '../../shared/notifications/ledger/notice-deliveries';
 import { recordChildLockedNotice } from '../../shared/messages/account-notices';
 import { clearProviderSmsOptOut, recordProviderSmsOptOut } from '../../shared/notifications/channels/sms-opt-outs';
 import { changePreferences, registerDevice } from '../../shared/notifications/preferences/notification-settings';

@@ -7,7 +7,8 @@ import { handleFanoutMessage } from '../../shared/notifications/jobs/handle-fano
 import { NOTICE_GIVE_UP_MS } from '../../shared/notifications/jobs/handle-notice-message';
 import type { PoisonQueue } from '../../shared/notifications/jobs/poison-queue';
 import { redrivePoison, type RedriveEntry } from '../../shared/notifications/jobs/redrive-poison';
-import { findNoticeById, listNoticeDeliveries } from '../../shared/messages/account-notice-store';
+import { findNoticeById } from '../../shared/messages/account-notice-store';
+import { listNoticeDeliveries } from '../../shared/notifications/ledger/notice-deliveries';
 import { enqueueOwedNotices } from '../../shared/messages/account-notices';
 import type { NoticeMessage } from '../../shared/messages/notice-message';
 import { inMemoryNoticeQueue } from '../../shared/messages/notice-queue';

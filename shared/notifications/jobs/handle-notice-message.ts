@@ -11,19 +11,16 @@ import { FanoutError, ProviderDeliveryError } from '../engine/fanout-error';
 import { DELIVERY_LEASE_MS } from '../ledger/lease-heartbeat';
 import type { DeliveryOutcome } from '../../ports/delivery';
 import { POISONED_PROVIDER_CODE } from '../ledger/poisoned-deliveries';
-import { removeStalePushToken } from '../../users/push-tokens';
+import { pushTokensOfUser, removeStalePushToken } from '../../users/push-tokens';
+import { findNoticeById, markNoticeOwed, type AccountNotice } from '../../messages/account-notice-store';
 import {
   claimNoticeDelivery,
   failPendingNoticeDeliveries,
-  findNoticeById,
   finishNoticeDelivery,
-  markNoticeOwed,
-  pushTokensOfUser,
   releaseNoticeDelivery,
-  type AccountNotice,
   type NoticeChannel,
   type NoticeDeliveryResult,
-} from '../../messages/account-notice-store';
+} from '../ledger/notice-deliveries';
 import type { NoticeMessage } from '../../messages/notice-message';
 import { noticeText, type NoticeText } from './notice-text';
 
