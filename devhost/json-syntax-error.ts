@@ -37,41 +37,33 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
     at = pattern.lastIndex;
     return true;
   };
+  // An object and an array differ only in their closing bracket and in what one member is.
+  const members = (close: '}' | ']', member: () => void, afterMember: string): void => {
+    at++;
+    space();
+    if (text[at] === close) return void at++;
+    for (let comma = -1; ; ) {
+      space();
+      if (comma >= 0 && text[at] === close) throw new Stop(comma, `a comma before "${close}" is not allowed`);
+      member();
+      space();
+      if (text[at] === close) return void at++;
+      if (text[at] !== ',') throw new Stop(at, `expected "," or "${close}" after ${afterMember}`);
+      comma = at++;
+    }
+  };
+  const property = (): void => {
+    if (!match(STRING)) throw new Stop(at, 'expected a property name in double quotes');
+    space();
+    if (text[at] !== ':') throw new Stop(at, 'expected ":" after the property name');
+    at++;
+    value();
+  };
   const value = (): void => {
     space();
     const char = text[at];
-    if (char === '{') {
-      at++;
-      space();
-      if (text[at] === '}') return void at++;
-      for (let comma = -1; ; ) {
-        space();
-        if (comma >= 0 && text[at] === '}') throw new Stop(comma, 'a comma before "}" is not allowed');
-        if (!match(STRING)) throw new Stop(at, 'expected a property name in double quotes');
-        space();
-        if (text[at] !== ':') throw new Stop(at, 'expected ":" after the property name');
-        at++;
-        value();
-        space();
-        if (text[at] === '}') return void at++;
-        if (text[at] !== ',') throw new Stop(at, 'expected "," or "}" after the property value');
-        comma = at++;
-      }
-    }
-    if (char === '[') {
-      at++;
-      space();
-      if (text[at] === ']') return void at++;
-      for (let comma = -1; ; ) {
-        space();
-        if (comma >= 0 && text[at] === ']') throw new Stop(comma, 'a comma before "]" is not allowed');
-        value();
-        space();
-        if (text[at] === ']') return void at++;
-        if (text[at] !== ',') throw new Stop(at, 'expected "," or "]" after the value');
-        comma = at++;
-      }
-    }
+    if (char === '{') return members('}', property, 'the property value');
+    if (char === '[') return members(']', value, 'the value');
     if (char === '"') {
       if (!match(STRING)) throw new Stop(at, 'expected a string in double quotes, closed on the same line, with valid escapes');
       return;

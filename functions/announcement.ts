@@ -4,8 +4,7 @@ import { updateAnnouncement } from '../shared/announcement-workflow/write-announ
 import { toAnnouncementView } from '../shared/announcements/announcement-view';
 import { announcementDepsOf } from '../shared/composition/announcement-services';
 import { defineEndpoint } from '../shared/composition/app-functions';
-import { problem } from '../shared/errors/problem';
-import { resourceIdParam } from '../shared/http/resource-id';
+import { resourceIdOf } from '../shared/http/resource-id';
 import { ANNOUNCEMENT, announcementExample } from '../shared/openapi/api-schemas';
 
 /** One announcement: reading it, and editing a draft or a rejected one. */
@@ -23,9 +22,9 @@ export const readAnnouncement = defineEndpoint({
   success: { status: 200, description: 'The announcement.', body: ANNOUNCEMENT, example: announcementExample },
   problems: ['forbidden', 'not_found'],
   handler: async ({ caller, request }, services) => {
-    const id = resourceIdParam.safeParse(request.params.id);
-    if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
-    const result = await getAnnouncement(caller.user, id.data, announcementDepsOf(services));
+    const path = resourceIdOf(request.params, 'an announcement');
+    if (!path.ok) return path.problem;
+    const result = await getAnnouncement(caller.user, path.id, announcementDepsOf(services));
     if (!result.ok) return result.problem;
     return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
   },
@@ -44,9 +43,9 @@ export const editAnnouncement = defineEndpoint({
   success: { status: 200, description: 'The announcement.', body: ANNOUNCEMENT, example: announcementExample },
   problems: ['forbidden', 'not_found', 'invalid_transition'],
   handler: async ({ caller, body, request }, services) => {
-    const id = resourceIdParam.safeParse(request.params.id);
-    if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
-    const result = await updateAnnouncement(caller.user, id.data, body, announcementDepsOf(services));
+    const path = resourceIdOf(request.params, 'an announcement');
+    if (!path.ok) return path.problem;
+    const result = await updateAnnouncement(caller.user, path.id, body, announcementDepsOf(services));
     if (!result.ok) return result.problem;
     return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
   },

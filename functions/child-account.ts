@@ -2,7 +2,7 @@ import { defineEndpoint } from '../shared/composition/app-functions';
 import { problem } from '../shared/errors/problem';
 import { secretOf, updateChildBody } from '../shared/family/child-request-schemas';
 import { deleteChild, updateChild } from '../shared/family/update-child';
-import { resourceIdParam } from '../shared/http/resource-id';
+import { resourceIdOf } from '../shared/http/resource-id';
 import { booleanParam, CHILD, childExample } from '../shared/openapi/api-schemas';
 
 /** One child account, to its parent: changing it, and deleting or erasing it. */
@@ -22,12 +22,12 @@ export const updateChildAccount = defineEndpoint({
   success: { status: 200, description: 'The child account after the change.', body: CHILD, example: childExample },
   problems: ['forbidden', 'not_found', 'weak_secret'],
   handler: async ({ caller, body, request }, services) => {
-    const id = resourceIdParam.safeParse(request.params.id);
-    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
+    const path = resourceIdOf(request.params, 'a child account');
+    if (!path.ok) return path.problem;
     const secret = secretOf(body);
     const result = await updateChild(
       caller.user,
-      id.data,
+      path.id,
       {
         ...(body.scopes ? { scopes: body.scopes } : {}),
         ...(secret ? { secret } : {}),
@@ -53,11 +53,11 @@ export const deleteChildAccount = defineEndpoint({
   success: { status: 204, description: 'Deleted (or erased).' },
   problems: ['forbidden', 'not_found'],
   handler: async ({ caller, request }, services) => {
-    const id = resourceIdParam.safeParse(request.params.id);
-    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
+    const path = resourceIdOf(request.params, 'a child account');
+    if (!path.ok) return path.problem;
     const erase = request.query.get('erase');
     if (erase !== null && erase !== 'true' && erase !== 'false') return problem('invalid_request', { detail: 'erase: true or false.' });
-    const result = await deleteChild(caller.user, id.data, services.childAccountPorts, { erase: erase === 'true' });
+    const result = await deleteChild(caller.user, path.id, services.childAccountPorts, { erase: erase === 'true' });
     if (!result.ok) return result.problem;
     return { status: 204 };
   },

@@ -1,8 +1,7 @@
 import { ACTIVITY_PAGE, activityItemSchema, listChildActivity } from '../shared/children/child-activity';
 import { defineEndpoint } from '../shared/composition/app-functions';
-import { problem } from '../shared/errors/problem';
 import { encodeCursor, readPage } from '../shared/http/read-page';
-import { resourceIdParam } from '../shared/http/resource-id';
+import { resourceIdOf } from '../shared/http/resource-id';
 import { cursorParam, EXAMPLE_TIME, limitParam } from '../shared/openapi/api-schemas';
 import { pageOf } from '../shared/users/api-fields';
 
@@ -28,11 +27,11 @@ export const listChildAccountActivity = defineEndpoint({
   },
   problems: ['forbidden', 'not_found'],
   handler: async ({ caller, request }, services) => {
-    const id = resourceIdParam.safeParse(request.params.id);
-    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
+    const path = resourceIdOf(request.params, 'a child account');
+    if (!path.ok) return path.problem;
     const page = readPage(request, ACTIVITY_PAGE);
     if (!page.ok) return page.problem;
-    const result = await listChildActivity(caller.user, id.data, page.value, services);
+    const result = await listChildActivity(caller.user, path.id, page.value, services);
     if (!result.ok) return result.problem;
     const { items, next } = result.value;
     return { status: 200, jsonBody: { items, nextCursor: next ? encodeCursor(next) : null } };

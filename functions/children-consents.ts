@@ -1,8 +1,7 @@
 import { childConsentViewSchema } from '../shared/children/child-consent';
 import { defineEndpoint } from '../shared/composition/app-functions';
-import { problem } from '../shared/errors/problem';
 import { listChildConsents } from '../shared/family/child-consents';
-import { resourceIdParam } from '../shared/http/resource-id';
+import { resourceIdOf } from '../shared/http/resource-id';
 import { pageOf } from '../shared/users/api-fields';
 
 /** GET /api/v1/children/{id}/consents (the parent): the parent's consents for the child, newest first. */
@@ -17,9 +16,9 @@ export const listChildAccountConsents = defineEndpoint({
   success: { status: 200, description: 'One page; `nextCursor` is always null.', body: { name: 'ConsentList', schema: () => pageOf(childConsentViewSchema.schema()) } },
   problems: ['forbidden', 'not_found'],
   handler: async ({ caller, request }, services) => {
-    const id = resourceIdParam.safeParse(request.params.id);
-    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-    const result = await listChildConsents(caller.user, id.data, services.corePorts);
+    const path = resourceIdOf(request.params, 'a child account');
+    if (!path.ok) return path.problem;
+    const result = await listChildConsents(caller.user, path.id, services.corePorts);
     if (!result.ok) return result.problem;
     // One page: a child has few consents (see MAX_LISTED_CONSENTS).
     return { status: 200, jsonBody: { items: result.value, nextCursor: null } };

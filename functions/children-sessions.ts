@@ -1,7 +1,6 @@
 import { defineEndpoint } from '../shared/composition/app-functions';
-import { problem } from '../shared/errors/problem';
 import { listChildSessions, revokeChildSessions } from '../shared/family/child-sessions';
-import { resourceIdParam } from '../shared/http/resource-id';
+import { resourceIdOf } from '../shared/http/resource-id';
 import { SESSION_LIST } from '../shared/openapi/api-schemas';
 
 /** A child's live sessions, to its parent: the list, and ending them all. */
@@ -19,9 +18,9 @@ export const listChildAccountSessions = defineEndpoint({
   success: { status: 200, description: 'One page; `nextCursor` is always null.', body: SESSION_LIST },
   problems: ['forbidden', 'not_found'],
   handler: async ({ caller, request }, services) => {
-    const id = resourceIdParam.safeParse(request.params.id);
-    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-    const result = await listChildSessions(caller.user, id.data, services.corePorts);
+    const path = resourceIdOf(request.params, 'a child account');
+    if (!path.ok) return path.problem;
+    const result = await listChildSessions(caller.user, path.id, services.corePorts);
     if (!result.ok) return result.problem;
     return { status: 200, jsonBody: { items: result.value, nextCursor: null } };
   },
@@ -39,9 +38,9 @@ export const deleteChildAccountSessions = defineEndpoint({
   success: { status: 204, description: 'The sessions ended.' },
   problems: ['forbidden', 'not_found'],
   handler: async ({ caller, request }, services) => {
-    const id = resourceIdParam.safeParse(request.params.id);
-    if (!id.success) return problem('invalid_request', { detail: 'id: not a child account id.' });
-    const result = await revokeChildSessions(caller.user, id.data, services.corePorts);
+    const path = resourceIdOf(request.params, 'a child account');
+    if (!path.ok) return path.problem;
+    const result = await revokeChildSessions(caller.user, path.id, services.corePorts);
     if (!result.ok) return result.problem;
     return { status: 204 };
   },

@@ -1,7 +1,6 @@
 import { defineEndpoint } from '../shared/composition/app-functions';
 import { approveUser } from '../shared/data-rights/administer-users';
-import { problem } from '../shared/errors/problem';
-import { resourceIdParam } from '../shared/http/resource-id';
+import { resourceIdOf } from '../shared/http/resource-id';
 import { USER, userExample } from '../shared/openapi/api-schemas';
 import { toUserView } from '../shared/users/user-view';
 
@@ -17,9 +16,9 @@ export const approve = defineEndpoint({
   success: { status: 200, description: 'The user, now active.', body: USER, example: userExample },
   problems: ['forbidden', 'not_found', 'invalid_transition'],
   handler: async ({ caller, request }, services) => {
-    const id = resourceIdParam.safeParse(request.params.id);
-    if (!id.success) return problem('invalid_request', { detail: 'id: not a user id.' });
-    const result = await approveUser(caller.user, id.data, services.corePorts);
+    const path = resourceIdOf(request.params, 'a user');
+    if (!path.ok) return path.problem;
+    const result = await approveUser(caller.user, path.id, services.corePorts);
     if (!result.ok) return result.problem;
     return { status: 200, jsonBody: toUserView(result.user) };
   },

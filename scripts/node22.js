@@ -14,7 +14,6 @@
 const { spawn, spawnSync } = require('node:child_process');
 const { existsSync, readFileSync, realpathSync } = require('node:fs');
 const path = require('node:path');
-const { pathToFileURL } = require('node:url');
 
 const root = path.resolve(__dirname, '..');
 
@@ -77,9 +76,10 @@ if (require.main === module) {
   const plan = launchPlan(process.versions.node, process.platform, process.arch);
   if (plan === 'here') {
     process.argv = [process.argv[0] ?? process.execPath, file, ...args];
-    // An ES module entry (vitest's, dependency-cruiser's) is imported; the project's scripts are CommonJS.
-    if (file.endsWith('.mjs')) void import(pathToFileURL(file).href);
-    else require(file);
+    // Run as the main module, as `node FILE` would: the project's scripts act only when
+    // `require.main === module` (a plain require would load them and do nothing), and an ES module
+    // entry (vitest's, dependency-cruiser's) is loaded as one.
+    require('node:module').runMain(file);
   } else if (plan === 'refuse') {
     process.stderr.write(refusal(process.versions.node, `the project can fetch its own Node 22 only on Linux x64, not on ${process.platform} ${process.arch}`));
     process.exit(1);

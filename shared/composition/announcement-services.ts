@@ -2,9 +2,8 @@ import type { HttpRequest } from '@azure/functions';
 import type { AppServices } from '../composition-root';
 import type { AnnouncementDeps, AnnouncementResult } from '../announcement-workflow/announcement-deps';
 import { toAnnouncementView } from '../announcements/announcement-view';
-import { problem } from '../errors/problem';
 import type { EndpointResult } from '../http/http-pipeline';
-import { resourceIdParam } from '../http/resource-id';
+import { resourceIdOf } from '../http/resource-id';
 
 /** The announcement ports out of the services: the core ports and where publishing enqueues the fan-out. */
 export function announcementDepsOf(services: Pick<AppServices, 'corePorts' | 'fanoutQueue'>): AnnouncementDeps {
@@ -20,9 +19,9 @@ export async function answerWorkflowStep(
   services: Pick<AppServices, 'corePorts' | 'fanoutQueue'>,
   step: (id: string, deps: AnnouncementDeps) => Promise<AnnouncementResult>,
 ): Promise<EndpointResult> {
-  const id = resourceIdParam.safeParse(request.params.id);
-  if (!id.success) return problem('invalid_request', { detail: 'id: not an announcement id.' });
-  const result = await step(id.data, announcementDepsOf(services));
+  const path = resourceIdOf(request.params, 'an announcement');
+  if (!path.ok) return path.problem;
+  const result = await step(path.id, announcementDepsOf(services));
   if (!result.ok) return result.problem;
   return { status: 200, jsonBody: toAnnouncementView(result.announcement) };
 }

@@ -59,6 +59,16 @@ describe('the Node 22 launcher', () => {
     }
   });
 
+  it('runs a script as the main module on a supported Node, so one that acts only as `node FILE` (require.main === module) acts', () => {
+    withTempDir((dir) => {
+      const script = path.join(dir, 'main-only.js');
+      writeFileSync(script, "if (require.main === module) console.log('ran as main:' + process.argv.slice(2).join(','));\n");
+      const result = spawnSync(process.execPath, [LAUNCHER, script, 'a', 'b'], { encoding: 'utf8' });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout.trim()).toBe('ran as main:a,b');
+    });
+  });
+
   it('reads the version from package.json engines, the same the app checks at its entry points', () => {
     const engines = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
     expect(engines).toBe(`>=${REQUIRED_NODE.major}.${REQUIRED_NODE.minor}.0`);
