@@ -196,7 +196,8 @@ describe('the delivery', () => {
     expect(error).toBeInstanceOf(FanoutError);
     expect((error as FanoutError).errorCode).toBe('delivery_incomplete');
     expect(await listNoticeDeliveries(f.db, noticeId)).toMatchObject([
-      { channel: 'email', result: 'pending', claimedUntil: null, providerCode: 'http_500' },
+      // Given back: its lease ended when the try gave up on it, so the next try claims it at once.
+      { channel: 'email', result: 'pending', claimedUntil: f.h.clock.now().toISOString(), providerCode: 'http_500' },
       { channel: 'push', result: 'success' },
     ]);
     // The fifth try, a minute after the lock: the message ends, the notice is back in the outbox.

@@ -1,6 +1,7 @@
 import type { Database, Dialect, SqlExecutor } from '../../db/database';
 import { jsonRowsCte, limitClause } from '../../db/dialect';
 import type { Channel } from '../../ports/delivery';
+import { ANNOUNCEMENT_LEDGER, finishLeasedRow, releaseLeasedRow } from './leased-rows';
 
 /**
  * The delivery ledger (contract section 10): one row per announcement × user × channel, unique, so
@@ -10,6 +11,8 @@ import type { Channel } from '../../ports/delivery';
  * - a `pending` row whose lease ran out (a crash, or a failed attempt that released it) is claimed
  *   again, and `attempts` counts the claims;
  * - a `pending` row under someone else's live lease is left to them (`busy`).
+ * The rules a row keeps once claimed are every ledger's (`leased-rows.ts`); the batched claim and
+ * result statements below are this ledger's own.
  * What stays possible is the at-least-once gap every queue has: a crash after the provider accepted
  * a message but before its row was finished. SMS and e-mail close it with ACS's repeatable requests
  * (`send-repeatability.ts`: the row's own request id and recorded first-sent time, so the resend is
@@ -59,7 +62,7 @@ export interface DeliveryRow extends DeliveryKey {
   updatedAt: string;
 }
 
-const KEY = 'announcementId = @announcementId AND userId = @userId AND channel = @channel';
+const KEY = ANNOUNCEMENT_LEDGER.row;
 
 /**
  * Claims the row of `key` for sending until `leaseUntil` (`claimDeliveries` for one key).
@@ -171,19 +174,7 @@ export async function finishDelivery(
   outcome: { result: DeliveryResult; providerCode?: string | undefined; providerMessageId?: string | undefined },
   now: string,
 ): Promise<void> {
-  await db.execute(
-    `UPDATE NotificationDeliveries
-     SET result = @result, providerCode = @providerCode, providerMessageId = COALESCE(@providerMessageId, providerMessageId),
-         claimedUntil = NULL, updatedAt = @now
-     WHERE ${KEY} AND result = 'pending'`,
-    {
-      ...key,
-      result: outcome.result,
-      providerCode: outcome.providerCode?.slice(0, 64) ?? null,
-      providerMessageId: outcome.providerMessageId?.slice(0, 128) ?? null,
-      now,
-    },
-  );
+  await finishLeasedRow(db, ANNOUNCEMENT_LEDGER, { ...key }, outcome, now);
 }
 
 /** One row's final result for `finishDeliveries`. */
@@ -279,11 +270,7 @@ export async function renewDeliveryLeases(
  * or an invocation that failed): the lease ends now, so the redelivered message claims it at once.
  */
 export async function releaseDelivery(db: SqlExecutor, key: DeliveryKey, now: string, providerCode?: string): Promise<void> {
-  await db.execute(
-    `UPDATE NotificationDeliveries SET claimedUntil = @now, providerCode = COALESCE(@providerCode, providerCode), updatedAt = @now
-     WHERE ${KEY} AND result = 'pending'`,
-    { ...key, now, providerCode: providerCode?.slice(0, 64) ?? null },
-  );
+  await releaseLeasedRow(db, ANNOUNCEMENT_LEDGER, { ...key }, now, providerCode);
 }
 
 /** Every ledger row of an announcement (tests, operators' checks). */

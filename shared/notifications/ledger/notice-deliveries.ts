@@ -1,11 +1,13 @@
 import type { SqlExecutor } from '../../db/database';
 import { UniqueViolationError } from '../../db/database-errors';
+import { failUnheldRows, finishLeasedRow, NOTICE_LEDGER, releaseLeasedRow, resetFailedRows } from './leased-rows';
 
 /**
  * The ledger of account notices' deliveries (migration `0013-account-notices`:
  * `AccountNoticeDeliveries`), one row per notice × channel, under the same lease rules as the
  * announcements' ledger (`delivery-ledger.ts`): claimed before sending, a final result never
- * replaced, a `pending` row whose lease ran out claimed again. Ids only.
+ * replaced, a `pending` row whose lease ran out claimed again: a claimed row's rules are
+ * `leased-rows.ts`'s, the announcements' ledger's too. Ids only.
  */
 
 export const NOTICE_CHANNELS = ['push', 'email'] as const;
@@ -70,18 +72,7 @@ export async function finishNoticeDelivery(
   outcome: { result: NoticeDeliveryResult; providerCode?: string | undefined; providerMessageId?: string | undefined },
   now: string,
 ): Promise<void> {
-  await db.execute(
-    `UPDATE AccountNoticeDeliveries
-     SET result = @result, providerCode = @providerCode, providerMessageId = COALESCE(@providerMessageId, providerMessageId), claimedUntil = NULL, updatedAt = @now
-     WHERE noticeId = @noticeId AND channel = @channel AND result = 'pending'`,
-    {
-      ...key,
-      result: outcome.result,
-      providerCode: outcome.providerCode?.slice(0, 64) ?? null,
-      providerMessageId: outcome.providerMessageId ?? null,
-      now,
-    },
-  );
+  await finishLeasedRow(db, NOTICE_LEDGER, { ...key }, outcome, now);
 }
 
 /** Gives a claimed delivery back after a transient failure: the message's next try claims it at once. */
@@ -91,11 +82,7 @@ export async function releaseNoticeDelivery(
   providerCode: string,
   now: string,
 ): Promise<void> {
-  await db.execute(
-    `UPDATE AccountNoticeDeliveries SET claimedUntil = NULL, providerCode = @providerCode, updatedAt = @now
-     WHERE noticeId = @noticeId AND channel = @channel AND result = 'pending'`,
-    { ...key, providerCode: providerCode.slice(0, 64), now },
-  );
+  await releaseLeasedRow(db, NOTICE_LEDGER, { ...key }, now, providerCode);
 }
 
 /**
@@ -104,11 +91,7 @@ export async function releaseNoticeDelivery(
  * @returns how many rows it marked.
  */
 export async function failPendingNoticeDeliveries(db: SqlExecutor, noticeId: string, providerCode: string, now: string): Promise<number> {
-  return db.execute(
-    `UPDATE AccountNoticeDeliveries SET result = 'failed', providerCode = @providerCode, claimedUntil = NULL, updatedAt = @now
-     WHERE noticeId = @noticeId AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now)`,
-    { noticeId, providerCode: providerCode.slice(0, 64), now },
-  );
+  return failUnheldRows(db, NOTICE_LEDGER, 'noticeId = @noticeId', { noticeId }, providerCode, now);
 }
 
 /**
@@ -117,11 +100,7 @@ export async function failPendingNoticeDeliveries(db: SqlExecutor, noticeId: str
  * @returns how many rows were reset.
  */
 export async function resetPoisonedNoticeDeliveries(db: SqlExecutor, noticeId: string, providerCode: string, now: string): Promise<number> {
-  return db.execute(
-    `UPDATE AccountNoticeDeliveries SET result = 'pending', providerCode = NULL, claimedUntil = NULL, updatedAt = @now
-     WHERE noticeId = @noticeId AND result = 'failed' AND providerCode = @providerCode`,
-    { noticeId, providerCode: providerCode.slice(0, 64), now },
-  );
+  return resetFailedRows(db, NOTICE_LEDGER, 'noticeId = @noticeId', { noticeId }, providerCode, now);
 }
 
 /** The notice's delivery rows, by channel. */

@@ -1,4 +1,5 @@
 import type { SqlExecutor, SqlParams } from '../../db/database';
+import { ANNOUNCEMENT_LEDGER, failUnheldRows, resetFailedRows } from './leased-rows';
 
 /**
  * The ledger rows of a fan-out message that went to the poison queue. Such rows are `failed` with
@@ -48,12 +49,7 @@ function rangeOf(range: LedgerRange): { where: string; params: SqlParams } {
  */
 export async function markPoisonedDeliveries(db: SqlExecutor, range: LedgerRange, now: string): Promise<number> {
   const { where, params } = rangeOf(range);
-  return db.execute(
-    `UPDATE NotificationDeliveries
-     SET result = 'failed', providerCode = @poisoned, claimedUntil = NULL, updatedAt = @now
-     WHERE ${where} AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now)`,
-    { ...params, poisoned: POISONED_PROVIDER_CODE, now },
-  );
+  return failUnheldRows(db, ANNOUNCEMENT_LEDGER, where, params, POISONED_PROVIDER_CODE, now);
 }
 
 /**
@@ -64,12 +60,7 @@ export async function markPoisonedDeliveries(db: SqlExecutor, range: LedgerRange
  */
 export async function resetPoisonedDeliveries(db: SqlExecutor, range: LedgerRange, now: string): Promise<number> {
   const { where, params } = rangeOf(range);
-  return db.execute(
-    `UPDATE NotificationDeliveries
-     SET result = 'pending', providerCode = NULL, claimedUntil = NULL, updatedAt = @now
-     WHERE ${where} AND result = 'failed' AND providerCode = @poisoned`,
-    { ...params, poisoned: POISONED_PROVIDER_CODE, now },
-  );
+  return resetFailedRows(db, ANNOUNCEMENT_LEDGER, where, params, POISONED_PROVIDER_CODE, now);
 }
 
 /** How many rows of a range are still to be delivered: `pending`, and `failed` by poisoning. */
