@@ -56,9 +56,69 @@ const layerRules = FLOORS.flatMap((floor, floorIndex) =>
   }),
 );
 
+/**
+ * The notifications subsystem's own floors (ARCHITECTURE.md, "The notifications subsystem"), bottom
+ * to top: a subfolder of `shared/notifications/` imports only subfolders of the floors below it,
+ * never one beside it or above it, and never the subsystem's entry files at its top (which import
+ * the subfolders). Outside the subsystem, code imports only those entry files.
+ */
+const NOTIFICATION_FLOORS = [
+  { name: 'providers', units: ['providers'] },
+  { name: 'ledger', units: ['ledger'] },
+  { name: 'engine', units: ['engine'] },
+  { name: 'channels', units: ['channels'] },
+  { name: 'jobs', units: ['jobs', 'preferences'] },
+];
+const NOTIFICATIONS = '^shared/notifications/';
+const notificationUnitPath = (unit) => `${NOTIFICATIONS}${escape(unit)}/`;
+const allNotificationUnits = NOTIFICATION_FLOORS.flatMap((floor) => floor.units);
+const NOTIFICATION_ENTRY = `${NOTIFICATIONS}[^/]+\\.ts$`;
+const notificationRules = NOTIFICATION_FLOORS.flatMap((floor, floorIndex) =>
+  floor.units.flatMap((unit) => {
+    const besideOrAbove = [
+      ...floor.units.filter((other) => other !== unit),
+      ...NOTIFICATION_FLOORS.slice(floorIndex + 1).flatMap((higher) => higher.units),
+    ];
+    const below = NOTIFICATION_FLOORS.slice(0, floorIndex).flatMap((lower) => lower.units);
+    const forbidden = [...besideOrAbove.map(notificationUnitPath), NOTIFICATION_ENTRY];
+    return {
+      name: `notifications-floor-${unit}`,
+      severity: 'error',
+      comment:
+        `shared/notifications/${unit}/ is on the subsystem's ${floor.name} floor: it may import only ` +
+        `${below.length ? below.map((lower) => `${lower}/`).join(', ') : 'nothing else of the subsystem'} ` +
+        '(ARCHITECTURE.md, "The notifications subsystem").',
+      from: { path: notificationUnitPath(unit), pathNot: TEST_FILE },
+      to: { path: forbidden.join('|') },
+    };
+  }),
+);
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...notificationRules,
+    {
+      name: 'notifications-not-on-a-floor',
+      severity: 'error',
+      comment:
+        'Every folder of shared/notifications/ has a floor: add a new one to NOTIFICATION_FLOORS here and to ' +
+        'ARCHITECTURE.md; files at its top are its entry points.',
+      from: {
+        path: NOTIFICATIONS,
+        pathNot: `${allNotificationUnits.map(notificationUnitPath).join('|')}|${NOTIFICATION_ENTRY}|${TEST_FILE}`,
+      },
+      to: {},
+    },
+    {
+      name: 'notifications-through-its-entry',
+      severity: 'error',
+      comment:
+        'Outside shared/notifications/, code imports the subsystem through its entry point ' +
+        '(shared/notifications/index.ts), never a file of its floors; tests and the bench may reach in.',
+      from: { path: '^(shared|functions|scripts|devhost)/', pathNot: `${NOTIFICATIONS}|${TEST_FILE}` },
+      to: { path: `${NOTIFICATIONS}[^/]+/` },
+    },
     {
       name: 'not-on-a-floor',
       severity: 'error',

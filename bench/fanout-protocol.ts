@@ -1,4 +1,4 @@
-import type { BatchTally } from '../shared/notifications/delivery/delivery-context';
+import type { BatchTally } from '../shared/notifications/engine/delivery-context';
 import type { SqliteTime } from './sqlite-timing';
 
 /**

@@ -1,4 +1,4 @@
-import { GROUP_COMMIT_MS, GROUP_COMMIT_ROWS } from '../shared/notifications/delivery/delivery-context';
+import { GROUP_COMMIT_MS, GROUP_COMMIT_ROWS } from '../shared/notifications/engine/delivery-context';
 import type { Channel } from '../shared/ports/delivery';
 import {
   EXPECTED_RESULT,
@@ -143,7 +143,7 @@ function appSideCosts(m: FanoutMeasurement): string[] {
   const claims = m.phases.map((p) => ({ p, s: statement(p, 'WITH … INSERT INTO NotificationDeliveries') })).find((x) => x.s !== undefined);
   if (finishes.length > 0) {
     lines.push(
-      `1. **The ledger's writes.** A batch claims its rows in one transaction of two or three statements whatever their number (\`claimDeliveries\`: the rows whose lease ran out, then the new ones, each statement returning the keys it took)${claims?.s ? `, in this run ${count(claims.s.calls)} inserts for ${count(claims.p.result.recipients)} recipients, ${seconds(claims.s.ms)}` : ''}; send results are written by group commit: the results of up to ${GROUP_COMMIT_ROWS} sends, or of ${GROUP_COMMIT_MS} ms, in one transaction and one statement per channel (\`DeliveryContext.finish\`, \`shared/notifications/delivery/delivery-context.ts\`), and a push request's answer in one statement (\`finishDeliveries\`); the index of rows waiting for a report is partial (\`result = 'accepted'\`, migration 0008). What remains: ${finishes
+      `1. **The ledger's writes.** A batch claims its rows in one transaction of two or three statements whatever their number (\`claimDeliveries\`: the rows whose lease ran out, then the new ones, each statement returning the keys it took)${claims?.s ? `, in this run ${count(claims.s.calls)} inserts for ${count(claims.p.result.recipients)} recipients, ${seconds(claims.s.ms)}` : ''}; send results are written by group commit: the results of up to ${GROUP_COMMIT_ROWS} sends, or of ${GROUP_COMMIT_MS} ms, in one transaction and one statement per channel (\`DeliveryContext.finish\`, \`shared/notifications/engine/delivery-context.ts\`), and a push request's answer in one statement (\`finishDeliveries\`); the index of rows waiting for a report is partial (\`result = 'accepted'\`, migration 0008). What remains: ${finishes
         .map(({ p, s }) => `${LABEL[p.name].toLowerCase()} ${count(s.calls)}× ${seconds(s.ms)} (${perItem(s.ms, s.calls)} each, ${percent(s.ms, p.result.wallMs)} of the run)`)
         .join('; ')}; the \`COMMIT\`s of those transactions are counted apart. The price of group commit: a worker that dies loses at most those milliseconds of results, whose rows stay \`pending\` and are sent again by the redelivered message.`,
     );

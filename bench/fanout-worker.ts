@@ -9,8 +9,8 @@ import { buildFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/composition/fano
 import { ACS_EMAIL_API_VERSION } from '../shared/notifications/providers/acs-email-operation';
 import { acsClientArguments, acsClientOptions, isLoopbackHttp, observeTries, sendBudgetMs } from '../shared/notifications/providers/acs-pipeline';
 import type { EmailMessage, SendObserver } from '../shared/ports/delivery';
-import { DEFAULT_RETRY_POLICY } from '../shared/notifications/delivery/retry-transient';
-import { runFanoutInProcess } from '../shared/notifications/fanout/run-fanout';
+import { DEFAULT_RETRY_POLICY } from '../shared/notifications/providers/retry-transient';
+import { runFanoutInProcess } from '../test/helpers/run-fanout';
 import { timeSqliteStatements } from './sqlite-timing';
 import { HEAP_SAMPLE_MS, type AdapterRun, type FanoutBenchMessage, type FanoutRun, type FanoutWorkerMessage } from './fanout-protocol';
 

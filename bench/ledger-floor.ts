@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { performance } from 'node:perf_hooks';
-import { PUSH_BATCH_LIMIT } from '../shared/notifications/push/deliver-push';
+import { PUSH_BATCH_LIMIT } from '../shared/notifications/channels/deliver-push';
 
 /**
  * The ledger floor of a push fan-out: the per-recipient row writes crash safety

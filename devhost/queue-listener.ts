@@ -12,7 +12,7 @@ import { decodeMessageText, queueInput, queueTriggerMetadata, type ReceivedMessa
  * `UpdateQueueMessageVisibilityCommand`, azure-sdk-for-net; not configurable), so the local host does
  * the same: a message whose host was killed comes back only 10 minutes later. A crashed fan-out batch
  * does not wait for it: its ledger rows are re-driven by `fanout-recovery-timer` once their one-minute
- * lease is over (`shared/notifications/fanout/redrive-stalled-batches.ts`).
+ * lease is over (`shared/notifications/jobs/redrive-stalled-batches.ts`).
  */
 export const PROCESSING_VISIBILITY_SECONDS = 600;
 const VISIBILITY_RENEWAL_MS = (PROCESSING_VISIBILITY_SECONDS * 1000) / 2;

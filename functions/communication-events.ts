@@ -1,6 +1,6 @@
 import { defineBackgroundFunction } from '../shared/composition/app-functions';
 import { FANOUT_SERVICE_NAME, fanoutDepsOf } from '../shared/composition/fanout-services';
-import { applyCommunicationEvent } from '../shared/notifications/reports/apply-communication-event';
+import { applyCommunicationEvent } from '../shared/notifications';
 
 /**
  * Azure Communication Services events through Event Grid: SMS delivery reports, reply SMS (STOP /

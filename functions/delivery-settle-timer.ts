@@ -1,6 +1,6 @@
 import { defineBackgroundFunction } from '../shared/composition/app-functions';
 import { FANOUT_SERVICE_NAME, fanoutDepsOf } from '../shared/composition/fanout-services';
-import { settleAcceptedDeliveries } from '../shared/notifications/reports/settle-accepted-deliveries';
+import { settleAcceptedDeliveries } from '../shared/notifications';
 
 /**
  * On `DELIVERY_SETTLE_SCHEDULE` (every 15 minutes): settles SMS and e-mail deliveries whose report

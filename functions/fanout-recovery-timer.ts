@@ -1,6 +1,6 @@
 import { defineBackgroundFunction } from '../shared/composition/app-functions';
 import { FANOUT_SERVICE_NAME, fanoutDepsOf } from '../shared/composition/fanout-services';
-import { redriveStalledBatches } from '../shared/notifications/fanout/redrive-stalled-batches';
+import { redriveStalledBatches } from '../shared/notifications';
 
 /**
  * On `FANOUT_RECOVERY_SCHEDULE` (every 30 seconds): re-drives fan-out batches whose ledger lease ran

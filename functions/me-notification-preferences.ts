@@ -1,5 +1,5 @@
 import { defineEndpoint } from '../shared/composition/app-functions';
-import { changePreferences, getPreferences } from '../shared/notifications/preferences/notification-settings';
+import { changePreferences, getPreferences } from '../shared/notifications';
 import { PREFERENCES, preferencesExample } from '../shared/openapi/api-schemas';
 import { preferencesPatchBody } from '../shared/users/notification-preferences';
 

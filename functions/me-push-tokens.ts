@@ -1,5 +1,5 @@
 import { defineEndpoint } from '../shared/composition/app-functions';
-import { registerDevice, unregisterDevice } from '../shared/notifications/preferences/notification-settings';
+import { registerDevice, unregisterDevice } from '../shared/notifications';
 import { PUSH_TOKEN } from '../shared/openapi/api-schemas';
 
 /** The caller's devices' Expo push tokens. */

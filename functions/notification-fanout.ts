@@ -2,7 +2,7 @@ import { isLastAttempt } from '../shared/background/background-handler';
 import { defineBackgroundFunction } from '../shared/composition/app-functions';
 import { FANOUT_SERVICE_NAME, fanoutDepsOf } from '../shared/composition/fanout-services';
 import { FANOUT_QUEUE_NAME } from '../shared/messages/fanout-message';
-import { handleFanoutMessage } from '../shared/notifications/fanout/handle-fanout-message';
+import { handleFanoutMessage } from '../shared/notifications';
 
 /**
  * The notification fan-out (contract section 10) on the `notification-fanout` queue: the first

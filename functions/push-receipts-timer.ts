@@ -1,6 +1,6 @@
 import { defineBackgroundFunction } from '../shared/composition/app-functions';
 import { FANOUT_SERVICE_NAME, fanoutDepsOf } from '../shared/composition/fanout-services';
-import { checkPushReceipts } from '../shared/notifications/push/check-push-receipts';
+import { checkPushReceipts } from '../shared/notifications';
 
 /**
  * On `PUSH_RECEIPTS_SCHEDULE`: reads Expo's push receipts of tickets sent at least 15 minutes

@@ -1,5 +1,5 @@
 import { applySettings, readLocalSettings } from '../devhost/local-settings';
-import { runDevTokenCommand } from '../shared/auth/id-token/dev-token-command';
+import { runDevTokenCommand } from './dev-token-command';
 
 /**
  * `npm run dev:token -- --sub <sub> [--email <e>]`, run from the app's root: reads the settings as

@@ -1,4 +1,4 @@
-import { runMigrateCommand } from '../shared/db/migrate-command';
+import { runMigrateCommand } from './migrate-command';
 
 /** `npm run migrate`: applies pending schema migrations to the configured database. */
 void runMigrateCommand(process.env).then((exitCode) => {

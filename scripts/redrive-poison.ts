@@ -1,4 +1,4 @@
-import { runRedriveCommand } from '../shared/notifications/poison/redrive-command';
+import { runRedriveCommand } from './redrive-command';
 
 /** `npm run redrive-poison -- [--dry-run] [--announcement <id>]`: sends the fan-out's poison queue again. */
 void runRedriveCommand(process.argv.slice(2), process.env, {

@@ -1,10 +1,14 @@
 import type { AppServices } from '../composition-root';
 import { createLogger, type Logger } from '../logging/logger';
-import { DEFAULT_DELIVERY_CONCURRENCY, type FanoutDeps } from '../notifications/fanout/fanout-deps';
-import { createDeliveryProviders, type BuiltDeliveryProviders } from '../notifications/providers/create-delivery-providers';
+import {
+  createDeliveryProviders,
+  DEFAULT_DELIVERY_CONCURRENCY,
+  DEFAULT_RETRY_POLICY,
+  type BuiltDeliveryProviders,
+  type FanoutDeps,
+} from '../notifications';
 import type { DeliveryProviders } from '../ports/delivery';
 import { realSleep } from '../resilience/retry-with-backoff';
-import { DEFAULT_RETRY_POLICY } from '../notifications/delivery/retry-transient';
 
 /** The `service` of the fan-out's log lines (contract section 3: `notifications`). */
 export const FANOUT_SERVICE_NAME = 'notifications';

@@ -1,16 +1,14 @@
 import type { Database, SqlExecutor } from '../db/database';
-import { UniqueViolationError } from '../db/database-errors';
 import { limitClause } from '../db/dialect';
 import type { NoticeKind } from './notice-message';
 
 /**
- * The SQL of account notices (migration `0013-account-notices`): the outbox `AccountNotices` and
- * its ledger `AccountNoticeDeliveries`. Text both engines accept; timestamps are ISO 8601 UTC
+ * The outbox of account notices (migration `0013-account-notices`): `AccountNotices`, written in
+ * the transaction of the change a notice reports and read by the catch-up and the sender. Its
+ * deliveries' ledger, `AccountNoticeDeliveries`, is the notifications subsystem's
+ * (`shared/notifications/ledger/notice-deliveries.ts`). Text both engines accept; timestamps are ISO 8601 UTC
  * from the app. Ids only: names, addresses and tokens are read from their own tables at send time.
  */
-
-export const NOTICE_CHANNELS = ['push', 'email'] as const;
-export type NoticeChannel = (typeof NOTICE_CHANNELS)[number];
 
 export interface AccountNotice {
   id: string;
@@ -24,21 +22,6 @@ export interface AccountNotice {
   createdAt: string;
   enqueuedAt: string | null;
 }
-
-/** Final results of a notice's delivery on one channel (`failed`: given up on, e.g. poisoned). */
-export type NoticeDeliveryResult = 'success' | 'accepted' | 'provider_error' | 'hard_bounce' | 'stale_token' | 'failed';
-
-export interface NoticeDeliveryRow {
-  noticeId: string;
-  channel: NoticeChannel;
-  result: NoticeDeliveryResult | 'pending';
-  attempts: number;
-  providerCode: string | null;
-  providerMessageId: string | null;
-  claimedUntil: string | null;
-}
-
-export type NoticeClaim = 'claimed' | 'done' | 'busy';
 
 /** Records a notice as owed, in the transaction of the change it reports. */
 export async function insertAccountNotice(tx: SqlExecutor, notice: Omit<AccountNotice, 'enqueuedAt'>): Promise<void> {
@@ -77,120 +60,6 @@ export async function findNoticeById(db: SqlExecutor, id: string): Promise<Accou
     { id },
   );
   return row && { ...row, eventAt: toIso(row.eventAt), createdAt: toIso(row.createdAt), enqueuedAt: row.enqueuedAt === null ? null : toIso(row.enqueuedAt) };
-}
-
-/**
- * Claims the notice's delivery on `channel` for sending until `leaseUntil`: a row not there yet
- * is inserted as `pending` under the lease (two claims racing: the primary key lets one in); a
- * `pending` row whose lease ran out is claimed again (`attempts` counts the claims).
- * @param plannedMessageId the provider id the send will use (an e-mail's operation id), kept with the row.
- * @returns `claimed`: send it; `done`: it has a result; `busy`: another invocation holds it.
- */
-export async function claimNoticeDelivery(
-  db: SqlExecutor,
-  key: { noticeId: string; channel: NoticeChannel },
-  now: string,
-  leaseUntil: string,
-  plannedMessageId: string | null = null,
-): Promise<NoticeClaim> {
-  const reclaimed = await db.execute(
-    `UPDATE AccountNoticeDeliveries SET attempts = attempts + 1, claimedUntil = @leaseUntil, updatedAt = @now
-     WHERE noticeId = @noticeId AND channel = @channel AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now)`,
-    { ...key, now, leaseUntil },
-  );
-  if (reclaimed === 1) return 'claimed';
-  try {
-    await db.execute(
-      `INSERT INTO AccountNoticeDeliveries (noticeId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, createdAt, updatedAt)
-       VALUES (@noticeId, @channel, 'pending', 1, NULL, @plannedMessageId, @leaseUntil, @now, @now)`,
-      { ...key, plannedMessageId, now, leaseUntil },
-    );
-    return 'claimed';
-  } catch (error) {
-    if (!(error instanceof UniqueViolationError)) throw error;
-  }
-  const [row] = await db.query<{ result: string }>(
-    'SELECT result FROM AccountNoticeDeliveries WHERE noticeId = @noticeId AND channel = @channel',
-    key,
-  );
-  return row?.result === 'pending' ? 'busy' : 'done';
-}
-
-/** Writes a claimed delivery's final result (only over `pending`: a result is never replaced). */
-export async function finishNoticeDelivery(
-  db: SqlExecutor,
-  key: { noticeId: string; channel: NoticeChannel },
-  outcome: { result: NoticeDeliveryResult; providerCode?: string | undefined; providerMessageId?: string | undefined },
-  now: string,
-): Promise<void> {
-  await db.execute(
-    `UPDATE AccountNoticeDeliveries
-     SET result = @result, providerCode = @providerCode, providerMessageId = COALESCE(@providerMessageId, providerMessageId), claimedUntil = NULL, updatedAt = @now
-     WHERE noticeId = @noticeId AND channel = @channel AND result = 'pending'`,
-    {
-      ...key,
-      result: outcome.result,
-      providerCode: outcome.providerCode?.slice(0, 64) ?? null,
-      providerMessageId: outcome.providerMessageId ?? null,
-      now,
-    },
-  );
-}
-
-/** Gives a claimed delivery back after a transient failure: the message's next try claims it at once. */
-export async function releaseNoticeDelivery(
-  db: SqlExecutor,
-  key: { noticeId: string; channel: NoticeChannel },
-  providerCode: string,
-  now: string,
-): Promise<void> {
-  await db.execute(
-    `UPDATE AccountNoticeDeliveries SET claimedUntil = NULL, providerCode = @providerCode, updatedAt = @now
-     WHERE noticeId = @noticeId AND channel = @channel AND result = 'pending'`,
-    { ...key, providerCode: providerCode.slice(0, 64), now },
-  );
-}
-
-/**
- * Marks the notice's deliveries still `pending` and not under another invocation's live lease as
- * `failed` with `providerCode` (the message's last try failed: it goes to the poison queue).
- * @returns how many rows it marked.
- */
-export async function failPendingNoticeDeliveries(db: SqlExecutor, noticeId: string, providerCode: string, now: string): Promise<number> {
-  return db.execute(
-    `UPDATE AccountNoticeDeliveries SET result = 'failed', providerCode = @providerCode, claimedUntil = NULL, updatedAt = @now
-     WHERE noticeId = @noticeId AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now)`,
-    { noticeId, providerCode: providerCode.slice(0, 64), now },
-  );
-}
-
-/**
- * Makes the notice's deliveries failed by poisoning (`failed` / `providerCode`) `pending` again,
- * with no lease, for a re-driven message to claim and send. Any other result stays.
- * @returns how many rows were reset.
- */
-export async function resetPoisonedNoticeDeliveries(db: SqlExecutor, noticeId: string, providerCode: string, now: string): Promise<number> {
-  return db.execute(
-    `UPDATE AccountNoticeDeliveries SET result = 'pending', providerCode = NULL, claimedUntil = NULL, updatedAt = @now
-     WHERE noticeId = @noticeId AND result = 'failed' AND providerCode = @providerCode`,
-    { noticeId, providerCode: providerCode.slice(0, 64), now },
-  );
-}
-
-/** The notice's delivery rows, by channel. */
-export async function listNoticeDeliveries(db: SqlExecutor, noticeId: string): Promise<NoticeDeliveryRow[]> {
-  const rows = await db.query<NoticeDeliveryRow>(
-    `SELECT noticeId, channel, result, attempts, providerCode, providerMessageId, claimedUntil
-     FROM AccountNoticeDeliveries WHERE noticeId = @noticeId ORDER BY channel`,
-    { noticeId },
-  );
-  return rows.map((row) => ({ ...row, attempts: Number(row.attempts), claimedUntil: row.claimedUntil === null ? null : toIso(row.claimedUntil) }));
-}
-
-/** The push tokens of a user's devices, most recently registered first. */
-export async function pushTokensOfUser(db: SqlExecutor, userId: string): Promise<string[]> {
-  const rows = await db.query<{ token: string }>('SELECT token FROM PushTokens WHERE userId = @userId ORDER BY updatedAt DESC, token', { userId });
-  return rows.map((row) => row.token);
 }
 
 /** Both adapters return ISO strings; re-serialised into `toISOString`'s exact form. */

@@ -4,6 +4,9 @@ import { lazySchema } from '../validation/lazy-schema';
 /** The storage queue the fan-out function listens on (contract section 10). */
 export const FANOUT_QUEUE_NAME = 'notification-fanout';
 
+/** The `kind` an announcement's messages carry on the queue (`notification-message.ts`). */
+export const FANOUT_MESSAGE_KIND = 'announcement';
+
 /**
  * A fan-out message: the announcement to deliver, and for a batch message the slice of the
  * audience it covers (recipients after `afterUserId`, at most `size` of them). A message without
@@ -37,9 +40,10 @@ export const fanoutMessageSchema = lazySchema(() =>
 export type FanoutMessage = z.infer<ReturnType<typeof fanoutMessageSchema.schema>>;
 
 /**
- * The queue text of a message: base64 of its JSON, the encoding the queue trigger expects
- * (host.json `extensions.queues.messageEncoding: base64`).
+ * The queue text of a message: base64 of its JSON with its `kind`, the encoding the queue trigger
+ * expects (host.json `extensions.queues.messageEncoding: base64`).
  */
 export function encodeFanoutMessage(message: FanoutMessage): string {
-  return Buffer.from(JSON.stringify(fanoutMessageSchema.parse(message)), 'utf8').toString('base64');
+  const text = JSON.stringify({ kind: FANOUT_MESSAGE_KIND, ...fanoutMessageSchema.parse(message) });
+  return Buffer.from(text, 'utf8').toString('base64');
 }

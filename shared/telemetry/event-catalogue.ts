@@ -9,7 +9,7 @@ export const TELEMETRY_EVENTS = {
   'idp.unavailable': ['status', 'staleKeysAvailable'],
   'notification.fanout': ['announcementId', 'recipients', 'channels'],
   'notification.delivery': ['channel', 'result'],
-  // A batch re-driven from the ledger after its holder died (shared/notifications/fanout/redrive-stalled-batches.ts).
+  // A batch re-driven from the ledger after its holder died (shared/notifications/jobs/redrive-stalled-batches.ts).
   'notification.redrive': ['announcementId', 'rows'],
   // Sends a batch left with an unknown outcome (an SMS first sent before a crash, past ACS's window).
   'notification.outcome_unknown': ['announcementId', 'channel', 'count'],

@@ -123,3 +123,9 @@ async function trimDevices(tx: SqlExecutor, userId: string): Promise<void> {
     await tx.execute('DELETE FROM PushTokens WHERE token = @token AND userId = @userId', { token, userId });
   }
 }
+
+/** The push tokens of a user's devices, most recently registered first. */
+export async function pushTokensOfUser(db: SqlExecutor, userId: string): Promise<string[]> {
+  const rows = await db.query<{ token: string }>('SELECT token FROM PushTokens WHERE userId = @userId ORDER BY updatedAt DESC, token', { userId });
+  return rows.map((row) => row.token);
+}

@@ -13,11 +13,11 @@ import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../s
 import { isActiveUser, registerPushToken } from '../../shared/users/push-tokens';
 import type { Announcement, AnnouncementStatus } from '../../shared/announcements/announcement';
 import { findAnnouncementById } from '../../shared/announcements/announcement-store';
-import { claimDelivery, finishDelivery } from '../../shared/notifications/delivery/delivery-ledger';
-import { markEmailHardBounce } from '../../shared/notifications/email/email-hard-bounces';
-import { claimNoticeDelivery, finishNoticeDelivery } from '../../shared/messages/account-notice-store';
+import { claimDelivery, finishDelivery } from '../../shared/notifications/ledger/delivery-ledger';
+import { markEmailHardBounce } from '../../shared/notifications/channels/email-hard-bounces';
+import { claimNoticeDelivery, finishNoticeDelivery } from '../../shared/notifications/ledger/notice-deliveries';
 import { recordChildLockedNotice } from '../../shared/messages/account-notices';
-import { clearProviderSmsOptOut, recordProviderSmsOptOut } from '../../shared/notifications/sms/sms-opt-outs';
+import { clearProviderSmsOptOut, recordProviderSmsOptOut } from '../../shared/notifications/channels/sms-opt-outs';
 import { changePreferences, registerDevice } from '../../shared/notifications/preferences/notification-settings';
 import { manualClock } from '../../shared/ports/clock';
 import { cryptoRandom } from '../../shared/ports/random';

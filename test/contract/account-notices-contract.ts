@@ -12,23 +12,18 @@ import { UniqueViolationError } from '../../shared/db/database-errors';
 import { lazyDatabase } from '../../shared/db/lazy-database';
 import { createShutdown, type Shutdown } from '../../shared/lifecycle/shutdown';
 import { createLogger } from '../../shared/logging/logger';
+import { findNoticeById, findOwedNotices, insertAccountNotice, markNoticeEnqueued, markNoticeOwed } from '../../shared/messages/account-notice-store';
 import {
   claimNoticeDelivery,
   failPendingNoticeDeliveries,
-  findNoticeById,
-  findOwedNotices,
   finishNoticeDelivery,
-  insertAccountNotice,
   listNoticeDeliveries,
-  markNoticeEnqueued,
-  markNoticeOwed,
-  pushTokensOfUser,
   releaseNoticeDelivery,
   resetPoisonedNoticeDeliveries,
-} from '../../shared/messages/account-notice-store';
+} from '../../shared/notifications/ledger/notice-deliveries';
 import { enqueueOwedNotices } from '../../shared/messages/account-notices';
 import { inMemoryNoticeQueue } from '../../shared/messages/notice-queue';
-import { registerPushToken } from '../../shared/users/push-tokens';
+import { pushTokensOfUser, registerPushToken } from '../../shared/users/push-tokens';
 import { manualClock, type ManualClock } from '../../shared/ports/clock';
 import { cryptoRandom } from '../../shared/ports/random';
 import { DEFAULT_SESSION_POLICY } from '../../shared/sessions/session-policy';
@@ -39,7 +34,7 @@ import { adultUser, childUser, isoAfter, migratedDatabasePerSuite, numberedId } 
 import type { TestDatabaseFactory } from './test-databases';
 
 /**
- * Account notices (`shared/notifications/notices/`) and a child's activity on each engine: the
+ * Account notices (`shared/notifications/jobs/handle-notice-message.ts`) and a child's activity on each engine: the
  * outbox rows and their catch-up, the per-channel ledger's claims, the lock that makes exactly one
  * notice however many sign-ins see the tenth failure, and the activity's keyset pages.
  */

@@ -8,13 +8,13 @@ import {
   finishDelivery,
   settleReportedDelivery,
   type DeliveryKey,
-} from '../../shared/notifications/delivery/delivery-ledger';
-import { isEmailHardBounced } from '../../shared/notifications/email/email-hard-bounces';
-import { emailOperationId } from '../../shared/notifications/email/email-operation-id';
+} from '../../shared/notifications/ledger/delivery-ledger';
+import { isEmailHardBounced } from '../../shared/notifications/channels/email-hard-bounces';
+import { emailOperationId } from '../../shared/notifications/ledger/email-operation-id';
 import type { DeliveryProviders, EmailProvider } from '../../shared/ports/delivery';
-import { applyCommunicationEvent } from '../../shared/notifications/reports/apply-communication-event';
-import { settleAcceptedDeliveries } from '../../shared/notifications/reports/settle-accepted-deliveries';
-import { smsOptOutOf } from '../../shared/notifications/sms/sms-opt-outs';
+import { applyCommunicationEvent } from '../../shared/notifications/jobs/apply-communication-event';
+import { settleAcceptedDeliveries } from '../../shared/notifications/jobs/settle-accepted-deliveries';
+import { smsOptOutOf } from '../../shared/notifications/channels/sms-opt-outs';
 import { manualClock } from '../../shared/ports/clock';
 import { createInMemoryTelemetry } from '../../shared/telemetry/in-memory';
 import { insertUser } from '../../shared/users/user-store';

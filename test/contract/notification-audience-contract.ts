@@ -3,7 +3,7 @@ import type { ChildUsername } from '../../shared/children/child-username';
 import { insertChildAccount, markChildDeleted } from '../../shared/children/child-account-store';
 import type { Database } from '../../shared/db/database';
 import { canonicalizeStoredContacts } from '../../shared/db/migrations/canonical-contacts';
-import { isEmailHardBounced, markEmailHardBounce } from '../../shared/notifications/email/email-hard-bounces';
+import { isEmailHardBounced, markEmailHardBounce } from '../../shared/notifications/channels/email-hard-bounces';
 import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../shared/users/notification-preferences';
 import {
   countPushTokens,
@@ -20,8 +20,8 @@ import {
   recipientsAfter,
   recipientsOfBatch,
   type Recipient,
-} from '../../shared/notifications/fanout/recipients';
-import { clearProviderSmsOptOut, recordProviderSmsOptOut, smsOptOutOf } from '../../shared/notifications/sms/sms-opt-outs';
+} from '../../shared/notifications/engine/recipients';
+import { clearProviderSmsOptOut, recordProviderSmsOptOut, smsOptOutOf } from '../../shared/notifications/channels/sms-opt-outs';
 import type { Section, User } from '../../shared/users/user';
 import { insertUser, updateAdultContact } from '../../shared/users/user-store';
 import { adultUser, childUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';

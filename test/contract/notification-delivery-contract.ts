@@ -11,11 +11,12 @@ import {
   renewDeliveryLeases,
   type DeliveryKey,
   type DeliveryRow,
-} from '../../shared/notifications/delivery/delivery-ledger';
-import { deletePushTicket, recordPushTickets, ticketsSentBefore, type PushTicket } from '../../shared/notifications/push/push-tickets';
-import { clearSendStart, markSendStarts, restartSendStart } from '../../shared/notifications/delivery/send-repeatability';
-import { markStalledHandedOver, stalledDeliveries, userIdBefore } from '../../shared/notifications/delivery/stalled-deliveries';
-import { refundSms, reserveSms, spentUsd, type SmsReservation, type SmsSpendSettings } from '../../shared/notifications/sms/sms-spend-guard';
+} from '../../shared/notifications/ledger/delivery-ledger';
+import { deletePushTicket, recordPushTickets, ticketsSentBefore, type PushTicket } from '../../shared/notifications/ledger/push-tickets';
+import { clearSendStart, markSendStarts, restartSendStart } from '../../shared/notifications/ledger/send-repeatability';
+import { markStalledHandedOver, stalledDeliveries, userIdBefore } from '../../shared/notifications/ledger/stalled-deliveries';
+import { refundSms, reserveSms, spentUsd, type SmsReservation } from '../../shared/notifications/channels/sms-spend-guard';
+import type { SmsSpendSettings } from '../../shared/notifications/engine/fanout-deps';
 import { insertUser } from '../../shared/users/user-store';
 import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
 import type { TestDatabaseFactory } from './test-databases';

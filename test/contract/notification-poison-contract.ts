@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { insertAnnouncement } from '../../shared/announcements/announcement-store';
 import type { Database } from '../../shared/db/database';
-import { claimDelivery, deliveriesOf, finishDelivery, releaseDelivery, type DeliveryKey } from '../../shared/notifications/delivery/delivery-ledger';
+import { claimDelivery, deliveriesOf, finishDelivery, releaseDelivery, type DeliveryKey } from '../../shared/notifications/ledger/delivery-ledger';
 import {
   countUndelivered,
   deliveryStatesInRange,
@@ -9,7 +9,7 @@ import {
   POISONED_PROVIDER_CODE,
   resetPoisonedDeliveries,
   type LedgerRange,
-} from '../../shared/notifications/poison/poisoned-deliveries';
+} from '../../shared/notifications/ledger/poisoned-deliveries';
 import { insertUser } from '../../shared/users/user-store';
 import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
 import type { TestDatabaseFactory } from './test-databases';
@@ -81,7 +81,7 @@ async function resultsOf(db: Database, announcementId = ANNOUNCEMENT): Promise<R
 
 /**
  * Registers the contract suite of the poisoned-message ledger statements
- * (`shared/notifications/poison/poisoned-deliveries.ts`) for one engine.
+ * (`shared/notifications/ledger/poisoned-deliveries.ts`) for one engine.
  */
 export function describeNotificationPoisonContract(name: string, factory: TestDatabaseFactory): void {
   describe(`Poisoned fan-out deliveries contract: ${name}`, () => {

@@ -225,7 +225,7 @@ describe('the workflow', () => {
       expect(seenInQueue).toHaveLength(1);
       const text = seenInQueue[0] ?? '';
       expect(text).toMatch(/^[A-Za-z0-9+/]+=*$/);
-      expect(JSON.parse(Buffer.from(text, 'base64').toString('utf8'))).toEqual({ announcementId: id });
+      expect(JSON.parse(Buffer.from(text, 'base64').toString('utf8'))).toEqual({ kind: 'announcement', announcementId: id });
     } else {
       expect(consumed).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 500));

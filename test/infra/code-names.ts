@@ -10,7 +10,10 @@ import { ROOT } from './alert-catalogue';
  * checked against these instead of a copied list, so a rename in code fails a test.
  */
 
-/** The `.ts` sources of shared/ and functions/ (tests excluded), path → text. */
+/**
+ * The `.ts` sources of shared/, functions/ and scripts/ (the release's command-line programs, such as
+ * the migrator, log too), tests excluded, path → text.
+ */
 export function appSources(): Map<string, string> {
   const sources = new Map<string, string>();
   const walk = (dir: string): void => {
@@ -22,6 +25,7 @@ export function appSources(): Map<string, string> {
   };
   walk(path.join(ROOT, 'shared'));
   walk(path.join(ROOT, 'functions'));
+  walk(path.join(ROOT, 'scripts'));
   return sources;
 }
 

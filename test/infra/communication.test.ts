@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DELIVERY_RESULTS } from '../../shared/notifications/delivery/delivery-ledger';
+import { DELIVERY_RESULTS } from '../../shared/notifications/ledger/delivery-ledger';
 import { loadAlerts, loadWorkbookQueries, queryText, ROOT } from './alert-catalogue';
 import { eventGridFunctions, sourceStringLiterals } from './code-names';
 

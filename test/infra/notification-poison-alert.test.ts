@@ -4,7 +4,7 @@ import { InvocationContext } from '@azure/functions';
 import { describe, expect, it } from 'vitest';
 import { backgroundHandler } from '../../shared/background/background-handler';
 import { createLogger } from '../../shared/logging/logger';
-import { FanoutError } from '../../shared/notifications/fanout/fanout-error';
+import { FanoutError } from '../../shared/notifications/engine/fanout-error';
 import { createInMemoryTelemetry } from '../../shared/telemetry/in-memory';
 import { alertLineFilter } from '../helpers/alert-line-match';
 import { LogSink } from '../helpers/log-sink';

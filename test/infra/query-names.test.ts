@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../shared/errors/error-catalogue';
 import { OPERATIONAL_LOG_FIELDS } from '../../shared/logging/log-fields';
-import { DELIVERY_RESULTS } from '../../shared/notifications/delivery/delivery-ledger';
+import { DELIVERY_RESULTS } from '../../shared/notifications/ledger/delivery-ledger';
 import logLineSchema from '../../shared/logging/log-line.schema.json';
 import { TELEMETRY_EVENTS, TELEMETRY_METRICS } from '../../shared/telemetry/event-catalogue';
 import { allQueries, loadWorkspaceFunctions, type NamedQuery } from './alert-catalogue';

@@ -1,13 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signInChild } from '../../shared/auth/sign-in-child';
 import { setChildSecret } from '../../shared/children/child-account-store';
-import { FanoutError } from '../../shared/notifications/fanout/fanout-error';
+import { FanoutError } from '../../shared/notifications/engine/fanout-error';
 import { inMemoryFanoutQueue } from '../../shared/messages/fanout-queue';
-import { handleFanoutMessage } from '../../shared/notifications/fanout/handle-fanout-message';
-import { NOTICE_GIVE_UP_MS } from '../../shared/notifications/notices/handle-notice-message';
-import type { PoisonQueue } from '../../shared/notifications/poison/poison-queue';
-import { redrivePoison, type RedriveEntry } from '../../shared/notifications/poison/redrive-poison';
-import { findNoticeById, listNoticeDeliveries } from '../../shared/messages/account-notice-store';
+import { handleFanoutMessage } from '../../shared/notifications/jobs/handle-fanout-message';
+import { NOTICE_GIVE_UP_MS } from '../../shared/notifications/jobs/handle-notice-message';
+import type { PoisonQueue } from '../../shared/notifications/jobs/poison-queue';
+import { redrivePoison, type RedriveEntry } from '../../shared/notifications/jobs/redrive-poison';
+import { findNoticeById } from '../../shared/messages/account-notice-store';
+import { listNoticeDeliveries } from '../../shared/notifications/ledger/notice-deliveries';
 import { enqueueOwedNotices } from '../../shared/messages/account-notices';
 import type { NoticeMessage } from '../../shared/messages/notice-message';
 import { inMemoryNoticeQueue } from '../../shared/messages/notice-queue';
@@ -195,7 +196,8 @@ describe('the delivery', () => {
     expect(error).toBeInstanceOf(FanoutError);
     expect((error as FanoutError).errorCode).toBe('delivery_incomplete');
     expect(await listNoticeDeliveries(f.db, noticeId)).toMatchObject([
-      { channel: 'email', result: 'pending', claimedUntil: null, providerCode: 'http_500' },
+      // Given back: its lease ended when the try gave up on it, so the next try claims it at once.
+      { channel: 'email', result: 'pending', claimedUntil: f.h.clock.now().toISOString(), providerCode: 'http_500' },
       { channel: 'push', result: 'success' },
     ]);
     // The fifth try, a minute after the lock: the message ends, the notice is back in the outbox.

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { deliveriesOf } from '../../shared/notifications/delivery/delivery-ledger';
-import { FanoutError } from '../../shared/notifications/fanout/fanout-error';
-import { runFanoutInProcess } from '../../shared/notifications/fanout/run-fanout';
+import { deliveriesOf } from '../../shared/notifications/ledger/delivery-ledger';
+import { FanoutError } from '../../shared/notifications/engine/fanout-error';
+import { runFanoutInProcess } from '../helpers/run-fanout';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness } from './fanout-harness';
 import { transient500 } from './notification-fixtures';
-import { applyCommunicationEvent } from '../../shared/notifications/reports/apply-communication-event';
-import { smsSegments } from '../../shared/notifications/sms/sms-segments';
+import { applyCommunicationEvent } from '../../shared/notifications/jobs/apply-communication-event';
+import { smsSegments } from '../../shared/notifications/channels/sms-segments';
 import { smsReceived } from '../helpers/fake-providers/acs-events';
 
 /**

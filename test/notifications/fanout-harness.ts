@@ -1,11 +1,11 @@
 import type { Announcement, AnnouncementChannel } from '../../shared/announcements/announcement';
 import type { Database } from '../../shared/db/database';
 import { createLogger } from '../../shared/logging/logger';
-import type { FanoutDeps } from '../../shared/notifications/fanout/fanout-deps';
+import type { FanoutDeps } from '../../shared/notifications/engine/fanout-deps';
 import type { FanoutMessage } from '../../shared/messages/fanout-message';
 import { inMemoryFanoutQueue } from '../../shared/messages/fanout-queue';
 import { buildFanoutDeps } from '../../shared/composition/fanout-services';
-import { handleFanoutMessage, type FanoutResult } from '../../shared/notifications/fanout/handle-fanout-message';
+import { handleFanoutMessage, type FanoutResult } from '../../shared/notifications/jobs/handle-fanout-message';
 import { registerPushToken } from '../../shared/users/push-tokens';
 import type { Section, User } from '../../shared/users/user';
 import { expect } from 'vitest';

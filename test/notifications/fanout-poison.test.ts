@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DependencyUnavailableError } from '../../shared/errors/dependency-unavailable';
-import { deliveriesOf } from '../../shared/notifications/delivery/delivery-ledger';
-import type { FanoutDeps } from '../../shared/notifications/fanout/fanout-deps';
-import { FanoutError } from '../../shared/notifications/fanout/fanout-error';
+import { deliveriesOf } from '../../shared/notifications/ledger/delivery-ledger';
+import type { FanoutDeps } from '../../shared/notifications/engine/fanout-deps';
+import { FanoutError } from '../../shared/notifications/engine/fanout-error';
 import type { FanoutMessage } from '../../shared/messages/fanout-message';
-import { handleFanoutMessage } from '../../shared/notifications/fanout/handle-fanout-message';
-import { resetPoisonedDeliveries } from '../../shared/notifications/poison/poisoned-deliveries';
+import { handleFanoutMessage } from '../../shared/notifications/jobs/handle-fanout-message';
+import { resetPoisonedDeliveries } from '../../shared/notifications/ledger/poisoned-deliveries';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness, type TestRecipient } from './fanout-harness';
 import { transient500 } from './notification-fixtures';
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deliveriesOf } from '../../shared/notifications/delivery/delivery-ledger';
+import { deliveriesOf } from '../../shared/notifications/ledger/delivery-ledger';
 import type { FanoutMessage } from '../../shared/messages/fanout-message';
 import { REPEATABILITY_EXPIRED, type EmailOperationState, type EmailProvider, type SendObserver, type SmsProvider } from '../../shared/ports/delivery';
-import { repeatabilityRequestId, RESEND_WITHIN_MS } from '../../shared/notifications/delivery/send-repeatability';
+import { repeatabilityRequestId, RESEND_WITHIN_MS } from '../../shared/notifications/ledger/send-repeatability';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness } from './fanout-harness';
 import { transient500 } from './notification-fixtures';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkPushReceipts, RECEIPT_KEPT_FOR_MS, RECEIPT_READY_AFTER_MS } from '../../shared/notifications/push/check-push-receipts';
+import { checkPushReceipts, RECEIPT_KEPT_FOR_MS, RECEIPT_READY_AFTER_MS } from '../../shared/notifications/jobs/check-push-receipts';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness } from './fanout-harness';
 
 /** Push receipts: a device reported unregistered only by its receipt is removed later, once. */

@@ -9,12 +9,12 @@ import type { Database } from '../../shared/db/database';
 import { migrateDatabase } from '../../shared/db/migrate';
 import { createSqliteDatabase } from '../../shared/db/sqlite-database';
 import { DependencyUnavailableError } from '../../shared/errors/dependency-unavailable';
-import { claimDelivery, deliveriesOf, finishDelivery, releaseDelivery, type DeliveryKey } from '../../shared/notifications/delivery/delivery-ledger';
+import { claimDelivery, deliveriesOf, finishDelivery, releaseDelivery, type DeliveryKey } from '../../shared/notifications/ledger/delivery-ledger';
 import { encodeFanoutMessage, FANOUT_QUEUE_NAME, type FanoutMessage } from '../../shared/messages/fanout-message';
-import { FANOUT_POISON_QUEUE_NAME, storagePoisonQueue } from '../../shared/notifications/poison/poison-queue';
-import { markPoisonedDeliveries } from '../../shared/notifications/poison/poisoned-deliveries';
-import { runRedriveCommand } from '../../shared/notifications/poison/redrive-command';
-import type { RedriveEntry, RedriveSummary } from '../../shared/notifications/poison/redrive-poison';
+import { FANOUT_POISON_QUEUE_NAME, storagePoisonQueue } from '../../shared/notifications/jobs/poison-queue';
+import { markPoisonedDeliveries } from '../../shared/notifications/ledger/poisoned-deliveries';
+import { runRedriveCommand } from '../../scripts/redrive-command';
+import type { RedriveEntry, RedriveSummary } from '../../shared/notifications/jobs/redrive-poison';
 import { insertUser } from '../../shared/users/user-store';
 import { adultUser, numberedId } from '../contract/store-fixtures';
 import { CanaryTracker } from '../helpers/canaries';
@@ -170,7 +170,9 @@ describe('npm run redrive-poison', () => {
     });
     const requeued = (await visibleTexts(FANOUT_QUEUE_NAME)).map((text) => JSON.parse(Buffer.from(text, 'base64').toString('utf8')) as unknown);
     expect(requeued).toHaveLength(3);
-    expect(requeued).toEqual(expect.arrayContaining([FIRST_BATCH, SECOND_BATCH, B_SPLIT]));
+    // Sent again as every message now goes: with its kind.
+    const withKind = (message: FanoutMessage) => ({ kind: 'announcement', ...message });
+    expect(requeued).toEqual(expect.arrayContaining([FIRST_BATCH, SECOND_BATCH, B_SPLIT].map(withKind)));
     // What cannot succeed stays, visible at once for the operator.
     expect(await visibleTexts(FANOUT_POISON_QUEUE_NAME)).toHaveLength(3);
     expect(canaries.findIn(result.out)).toEqual([]);

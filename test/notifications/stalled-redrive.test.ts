@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimDeliveries, deliveriesOf, releaseDelivery, type DeliveryKey } from '../../shared/notifications/delivery/delivery-ledger';
-import { DELIVERY_LEASE_MS } from '../../shared/notifications/delivery/lease-heartbeat';
+import { claimDeliveries, deliveriesOf, releaseDelivery, type DeliveryKey } from '../../shared/notifications/ledger/delivery-ledger';
+import { DELIVERY_LEASE_MS } from '../../shared/notifications/ledger/lease-heartbeat';
 import type { FanoutMessage } from '../../shared/messages/fanout-message';
-import { redriveStalledBatches } from '../../shared/notifications/fanout/redrive-stalled-batches';
+import { redriveStalledBatches } from '../../shared/notifications/jobs/redrive-stalled-batches';
 import { createFanoutHarness, expectNoFanoutLeaks, type FanoutHarness } from './fanout-harness';
 
 /**

@@ -5,8 +5,8 @@ import type { TokenCredential } from '@azure/core-auth';
 import { managedIdentity } from '../../azure/managed-identity';
 import type { AcsAccess } from '../../config';
 import type { ShutdownSignals } from '../../lifecycle/shutdown';
-import type { RetryPolicy } from '../delivery/retry-transient';
-import { MAX_IN_INVOCATION_WAIT_MS } from '../delivery/retry-transient';
+import type { RetryPolicy } from './retry-transient';
+import { MAX_IN_INVOCATION_WAIT_MS } from './retry-transient';
 import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type SendObserver } from '../../ports/delivery';
 import { DEFAULT_REQUEST_TIMEOUT_MS, httpStatusCode, isTransientStatus, retryAfterMs, safeLabel } from './provider-http';
 

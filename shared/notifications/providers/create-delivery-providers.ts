@@ -4,7 +4,7 @@ import type { ShutdownSignals } from '../../lifecycle/shutdown';
 import type { Logger } from '../../logging/logger';
 import type { Clock } from '../../ports/clock';
 import type { Random } from '../../ports/random';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../delivery/retry-transient';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-transient';
 import { createAcsEmailProvider } from './acs-email-provider';
 import { managedIdentity } from '../../azure/managed-identity';
 import type { AcsPipelineSettings } from './acs-pipeline';

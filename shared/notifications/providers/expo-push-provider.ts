@@ -1,7 +1,6 @@
 import { promisify } from 'node:util';
 import type { ShutdownSignals } from '../../lifecycle/shutdown';
 import { systemClock, type Clock } from '../../ports/clock';
-import { MAX_TICKET_ID_LENGTH } from '../push/push-tickets';
 import type { DeliveryOutcome, PushMessage, PushProvider } from '../../ports/delivery';
 import {
   asRecord,
@@ -47,6 +46,9 @@ export const EXPO_RECEIPT_BATCH = 300;
 const COMPRESS_ABOVE_BYTES = 1024;
 
 const EXPO_PUSH_TOKEN = /^Expo(?:nent)?PushToken\[[^\]\s]+\]$/;
+
+/** The longest ticket id kept (the `PushTickets.ticketId` column; Expo's ids are UUIDs). */
+export const MAX_TICKET_ID_LENGTH = 128;
 
 /**
  * A ticket id the ledger and the receipt check can keep: Expo's are UUIDs. Anything else (too

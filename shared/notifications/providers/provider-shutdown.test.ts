@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAcs, type FakeAcs } from '../../../test/helpers/fake-providers/fake-acs';
 import { createShutdown, type Shutdown } from '../../lifecycle/shutdown';
 import { shutdownTimings } from '../../settings/shutdown-timings';
-import { DEFAULT_RETRY_POLICY, retryDelayMs } from '../delivery/retry-transient';
+import { DEFAULT_RETRY_POLICY, retryDelayMs } from './retry-transient';
 import { createAcsEmailProvider } from './acs-email-provider';
 import { createAcsSmsProvider } from './acs-sms-provider';
 import type { PushMessage } from '../../ports/delivery';

@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../../database';
 
 /**
- * Account notices (`shared/notifications/notices/`; see the SQLite migration): the outbox of
+ * Account notices (`shared/notifications/jobs/handle-notice-message.ts`; see the SQLite migration): the outbox of
  * safety notices (one row per notice, written with the change it reports, `enqueuedAt` NULL until
  * its queue message was sent) and their ledger (one row per notice × channel, claimed under a
  * lease before sending). Ids are nvarchar like the parameters the driver sends (app-made UUIDs,

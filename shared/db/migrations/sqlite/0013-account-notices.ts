@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../../database';
 
 /**
- * Account notices (`shared/notifications/notices/`): safety messages to a person about their
+ * Account notices (`shared/notifications/jobs/handle-notice-message.ts`): safety messages to a person about their
  * account or their child's, outside the announcement fan-out.
  * - AccountNotices: the outbox. One row per notice, written in the transaction of the change it
  *   reports (a child account's lock), so no notice is lost to a queue that is down: `enqueuedAt`

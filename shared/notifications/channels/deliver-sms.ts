@@ -1,0 +1,117 @@
+import type { DeliveryContext } from '../engine/delivery-context';
+import type { DeliveryKey } from '../ledger/delivery-ledger';
+import { reportBudgetExceeded, reportOptedOut, reportOutcomeUnknown, reportRetry, type DeliveryFacts } from '../engine/delivery-report';
+import { REPEATABILITY_EXPIRED } from '../../ports/delivery';
+import type { Recipient } from '../engine/recipients';
+import { smsOptOutOf } from './sms-opt-outs';
+import { OUTCOME_UNKNOWN } from '../ledger/send-repeatability';
+import { smsReportTag } from '../ledger/sms-report-tag';
+import { fitSmsText, smsSegments } from './sms-segments';
+import { refundSms, reserveSms } from './sms-spend-guard';
+
+/**
+ * One SMS carries the title and as much of the body as fits in three segments of its encoding
+ * (GSM-7: 459 characters; UCS-2: 201): long enough for a real announcement, short enough that one
+ * message never costs more than three units. The spend guard prices the segments it really takes.
+ */
+export const SMS_MAX_SEGMENTS = 3;
+
+/** The text of an announcement's SMS. */
+export function smsText(title: string, body: string): string {
+  return fitSmsText(`${title}\n${body}`.trim(), SMS_MAX_SEGMENTS);
+}
+
+/** The SMS of each announcement a batch delivers, cut and counted once rather than per recipient. */
+const smsOfAnnouncement = new WeakMap<DeliveryContext['announcement'], { text: string; segments: number }>();
+
+function smsOf(announcement: DeliveryContext['announcement']): { text: string; segments: number } {
+  let sms = smsOfAnnouncement.get(announcement);
+  if (!sms) {
+    const text = smsText(announcement.title, announcement.body);
+    sms = { text, segments: smsSegments(text).segments };
+    smsOfAnnouncement.set(announcement, sms);
+  }
+  return sms;
+}
+
+/**
+ * One recipient's SMS, its ledger row held by the caller: check the opt-outs (the user's and the
+ * provider's STOP list), reserve the spend of its segments, send (the provider retries transient
+ * failures with the same repeatable request); a message the provider did not accept gives its
+ * reservation back. An accepted message stays `accepted` until its delivery report.
+ */
+export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Promise<void> {
+  const phone = recipient.phone;
+  if (phone === null) return;
+  // Stopping: nothing new is sent; the batch gives the row back (it is still held).
+  if (ctx.stopping) return;
+  const key = ctx.key(recipient.userId, 'sms');
+  const facts = { announcementId: ctx.announcement.id, recipientUserId: recipient.userId, channel: 'sms' as const };
+
+  const optOut = await smsOptOutOf(ctx.db, recipient.userId, phone);
+  if (optOut) {
+    ctx.record(key, { result: 'opted_out', providerCode: optOut });
+    reportOptedOut(ctx.deps, facts, optOut);
+    return;
+  }
+
+  // The spend is reserved before the first send is marked: the mark is the last write before the call.
+  const { text, segments } = smsOf(ctx.announcement);
+  const reservation = await reserveSms(ctx.db, ctx.deps.sms, ctx.now(), segments);
+  if (reservation.ok && reservation.warning) {
+    ctx.deps.logger.warn({ month: reservation.month, ...reservation.warning, share: 0.8 }, 'sms spend reached 80% of the monthly cap');
+  }
+  if (!reservation.ok) {
+    if (reservation.capReached) {
+      ctx.deps.logger.warn(
+        { month: reservation.month, ...reservation.capReached, segments },
+        'sms monthly spend cap reached; messages that would cross it are not sent',
+      );
+    }
+    ctx.record(key, { result: 'budget_exceeded' });
+    reportBudgetExceeded(ctx.deps, facts);
+    return;
+  }
+
+  const start = await ctx.startSend(key);
+  if (!start) {
+    await refundSms(ctx.db, reservation, ctx.now());
+    ctx.settledElsewhere(key);
+    return;
+  }
+  if (start.kind === 'expired') {
+    // Its spend was counted when it first went (or may have gone).
+    await refundSms(ctx.db, reservation, ctx.now());
+    await outcomeUnknown(ctx, key, facts);
+    return;
+  }
+  if (ctx.stopping) {
+    await refundSms(ctx.db, reservation, ctx.now());
+    await ctx.forgetStart(key, start);
+    return;
+  }
+
+  const observer = { tries: 0, onRetry: (code: string, failedTries: number) => reportRetry(ctx.deps, facts, code, failedTries) };
+  const message = { to: phone, text, announcementId: ctx.announcement.id, tag: smsReportTag(key), repeatability: start.repeatability };
+  const outcome = await ctx.deps.providers.sms.send(message, observer);
+  const tries = Math.max(1, observer.tries);
+  if (outcome.result !== 'accepted' && outcome.result !== 'success') await refundSms(ctx.db, reservation, ctx.now());
+  if (outcome.result === 'provider_error' && outcome.code === REPEATABILITY_EXPIRED) {
+    await outcomeUnknown(ctx, key, facts);
+    return;
+  }
+  await ctx.recordSendAnswer(key, outcome, facts, tries);
+}
+
+/**
+ * An SMS handed to ACS before (a crash came between the send and its record) too long ago for ACS
+ * to recognise a resend: it may have gone out, and ACS has no lookup by request. Sending again
+ * could reach the family twice, so it is recorded `accepted` (`outcome_unknown`) and its delivery
+ * report, which ACS sends for every SMS it took (the send asked for one, tagged with the row),
+ * settles it; without one the settle timer does.
+ */
+async function outcomeUnknown(ctx: DeliveryContext, key: DeliveryKey, facts: DeliveryFacts): Promise<void> {
+  reportOutcomeUnknown(ctx.deps, facts, 'await_report');
+  ctx.countOutcomeUnknown('sms');
+  await ctx.finish(key, { result: 'accepted', providerCode: OUTCOME_UNKNOWN }, facts, 0);
+}
