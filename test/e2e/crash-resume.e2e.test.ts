@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it, type ExpectStatic } from 'vitest';
 import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';
+import { busyTurns, processState, waitFor } from '../helpers/crash-kit';
 import { startProviderGate, type GateChannel, type GatedRequest, type ProviderGate } from '../helpers/fake-providers/provider-gate';
 import { startFakeProviders, type FakeProviders } from '../helpers/fake-providers/start-fake-providers';
 import { startLocalHost, type LocalHost } from '../helpers/local-host';
@@ -56,34 +56,14 @@ interface LedgerRow {
 const unique = (): string => randomBytes(4).toString('hex');
 let phones = 0;
 
-async function waitFor(what: string, done: () => boolean, timeoutMs: number, everyMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
-/** The process state letter of `/proc/<pid>/stat` (`T`: stopped). */
-function processState(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-}
-
-const provided = (request: GatedRequest): boolean => request.channel !== 'other';
+const provided = (request: GatedRequest): boolean => request.channel !== 'other' && request.channel !== 'queue';
 
 /**
  * The busy part of each scenario (sign-ups, fan-out, kill, restart) runs one at a time; only the
  * waits for the re-drive overlap, so the three load the machine (and the test files beside them)
  * no more than one would.
  */
-let busyTurns: Promise<void> = Promise.resolve();
-function takeBusyTurn(): { ready: Promise<void>; done: () => void } {
-  const ready = busyTurns;
-  let done: () => void = () => undefined;
-  busyTurns = new Promise<void>((resolve) => (done = resolve));
-  return { ready, done };
-}
+const takeBusyTurn = busyTurns();
 
 /** One kill at `moment` and a restart, on a host, database, queue and providers of its own. */
 async function killAndResume(moment: Moment, expect: ExpectStatic): Promise<void> {
