@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { QueueClient } from '@azure/storage-queue';
 import { describe, it, type ExpectStatic } from 'vitest';
-import { usernameThrottleKey } from '../../shared/throttles/throttle-keys';
 import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';
 import { busyTurns, processState, waitFor } from '../helpers/crash-kit';
 import { queueMessageTexts, startProviderGate, type GatedRequest, type ProviderGate } from '../helpers/fake-providers/provider-gate';
 import { startFakeProviders, type FakeProviders } from '../helpers/fake-providers/start-fake-providers';
 import { startLocalHost, type LocalHost } from '../helpers/local-host';
-import { readRows } from '../helpers/sqlite-reader';
+import { readRows, seedNineFailures } from '../helpers/sqlite-reader';
 
 /**
  * The crash points the ledger's row leases do not cover by themselves, each killed with SIGKILL
@@ -85,11 +84,39 @@ async function startRig(name: string): Promise<Rig> {
   return { fakes, expoGate, acsGate, queueGate: queueGate as ProviderGate, env: host, canaries, queue };
 }
 
-async function closeRig(rig: Rig | undefined, restarted: LocalHost | undefined): Promise<void> {
-  await restarted?.stop();
-  await rig?.env.stop();
-  await Promise.all([rig?.expoGate.close(), rig?.acsGate.close(), rig?.queueGate.close()]);
-  await rig?.fakes.close();
+/**
+ * One scenario in its busy turn, on a rig of its own: `body` kills the first host and `restart`s it
+ * (which ends the turn), and returns the restarted host, whose log must be schema-valid and free of
+ * canaries and which must stop cleanly.
+ */
+async function inRig(
+  name: string,
+  expect: ExpectStatic,
+  body: (rig: Rig, restart: () => Promise<LocalHost>) => Promise<LocalHost>,
+): Promise<void> {
+  const turn = takeBusyTurn();
+  await turn.ready;
+  let rig: Rig | undefined;
+  let restarted: LocalHost | undefined;
+  try {
+    rig = await startRig(name);
+    const r = rig;
+    const second = await body(r, async () => {
+      restarted = await startLocalHost(r.env.hostEnv);
+      turn.done();
+      return restarted;
+    });
+    expect(second.invalidLines).toEqual([]);
+    expect(r.canaries.findIn(second.stdout.join('\n'))).toEqual([]);
+    expect(await second.stop()).toBe(0);
+    restarted = undefined;
+  } finally {
+    turn.done();
+    await restarted?.stop();
+    await rig?.env.stop();
+    await Promise.all([rig?.expoGate.close(), rig?.acsGate.close(), rig?.queueGate.close()]);
+    await rig?.fakes.close();
+  }
 }
 
 async function signIn(rig: Rig, sub: string, expect: ExpectStatic, contact: { email?: string; phone?: string } = {}): Promise<{ token: string; userId: string }> {
@@ -154,13 +181,7 @@ const providerRequests = (rig: Rig): GatedRequest[] =>
 
 /** An announcement to every family, killed at the scenario's point, then resumed. */
 async function fanoutScenario(scenario: 'batch' | 'split', expect: ExpectStatic): Promise<void> {
-  const turn = takeBusyTurn();
-  await turn.ready;
-  let rig: Rig | undefined;
-  let restarted: LocalHost | undefined;
-  try {
-    rig = await startRig(scenario);
-    const r = rig;
+  await inRig(scenario, expect, async (r, restart) => {
     const admin = await signIn(r, 'crash-admin', expect);
     const families: Family[] = [];
     for (let n = 0; n < FAMILIES; n += 1) families.push(await newFamily(r, expect));
@@ -243,9 +264,7 @@ async function fanoutScenario(scenario: 'batch' | 'split', expect: ExpectStatic)
     r.queueGate.setPlan(() => 'pass');
     const beforeRestart = new Set(providerRequests(r));
     const restartedAt = Date.now();
-    restarted = await startLocalHost(r.env.hostEnv);
-    turn.done();
-    const second = restarted;
+    const second = await restart();
     const allDone = () => {
       const rows = ledger(announcementId);
       return rows.length === FAMILIES * 3 && rows.every((row) => row.result !== 'pending');
@@ -270,40 +289,19 @@ async function fanoutScenario(scenario: 'batch' | 'split', expect: ExpectStatic)
     const final = ledger(announcementId);
     expect(final.filter((row) => row.channel === 'push').map((row) => row.result)).toEqual(Array(FAMILIES).fill('success'));
     expect(final.filter((row) => row.channel !== 'push').map((row) => row.result)).toEqual(Array(FAMILIES * 2).fill('accepted'));
-    expect(second.invalidLines).toEqual([]);
-    expect(r.canaries.findIn(second.stdout.join('\n'))).toEqual([]);
-    expect(await second.stop()).toBe(0);
-    restarted = undefined;
-  } finally {
-    turn.done();
-    await closeRig(rig, restarted);
-  }
+    return second;
+  });
 }
 
 /** A child's account locks; its notice to the parent is killed with both sends at the providers, then resumed. */
 async function noticeScenario(expect: ExpectStatic): Promise<void> {
-  const turn = takeBusyTurn();
-  await turn.ready;
-  let rig: Rig | undefined;
-  let restarted: LocalHost | undefined;
-  try {
-    rig = await startRig('notice');
-    const r = rig;
+  await inRig('notice', expect, async (r, restart) => {
     const parent = await newFamily(r, expect);
     const username = `otter.${unique()}`;
     expect((await r.env.api.createChild(parent.token, { username, pin: '739164', scopes: ['events'] })).status).toBe(201);
     r.canaries.add(username);
-    // Nine failures an hour ago: the next wrong PIN is the tenth, and locks the account.
-    const db = new DatabaseSync(r.env.databaseFile);
-    try {
-      db.exec('PRAGMA busy_timeout = 5000');
-      db.prepare('INSERT INTO SignInUsernameFailures (usernameKey, consecutiveFailures, lastFailureAt) VALUES (?, 9, ?)').run(
-        usernameThrottleKey(PEPPER, username),
-        new Date(Date.now() - 60 * 60 * 1000).toISOString(),
-      );
-    } finally {
-      db.close();
-    }
+    // The next wrong PIN is the tenth, and locks the account.
+    seedNineFailures(r.env.databaseFile, PEPPER, username);
     r.expoGate.setPlan(() => 'hold');
     r.acsGate.setPlan(({ channel }) => (channel === 'email' ? 'hold' : 'pass'));
     r.canaries.add('480213');
@@ -336,9 +334,7 @@ async function noticeScenario(expect: ExpectStatic): Promise<void> {
     r.expoGate.setPlan(() => 'pass');
     r.acsGate.setPlan(() => 'pass');
     const restartedAt = Date.now();
-    restarted = await startLocalHost(r.env.hostEnv);
-    turn.done();
-    const second = restarted;
+    const second = await restart();
     await waitFor('[notice] the notice delivered after the restart', () => notices().every((row) => row.result !== 'pending'), RESUME_LIMIT_MS + 30_000, 250);
     const doneAt = Date.now();
     console.info(`[notice] kill→restart ${restartedAt - killedAt} ms; restart→notice delivered ${doneAt - restartedAt} ms`);
@@ -353,14 +349,8 @@ async function noticeScenario(expect: ExpectStatic): Promise<void> {
     // The push request was unanswered at the kill: a second copy is what Expo's lack of a key costs.
     expect(r.fakes.expo.deliveriesTo(parent.device).filter((d) => d.title === subject).length).toBeGreaterThanOrEqual(1);
     expect(r.fakes.expo.deliveriesTo(parent.device).length).toBeLessThanOrEqual(2);
-    expect(second.invalidLines).toEqual([]);
-    expect(r.canaries.findIn(second.stdout.join('\n'))).toEqual([]);
-    expect(await second.stop()).toBe(0);
-    restarted = undefined;
-  } finally {
-    turn.done();
-    await closeRig(rig, restarted);
-  }
+    return second;
+  });
 }
 
 const TITLES: Record<Scenario, string> = {

@@ -56,6 +56,15 @@ interface LedgerRow {
 const unique = (): string => randomBytes(4).toString('hex');
 let phones = 0;
 
+/** What the restarted host counted of rows marked first-sent with no answer, which it sent again inside ACS's window. */
+function resumedSends(host: LocalHost): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of host.lines.filter((l) => l.message === 'fan-out batch resent interrupted sends under their first request')) {
+    counts[String(line.channel)] = (counts[String(line.channel)] ?? 0) + Number(line.resumedSends);
+  }
+  return counts;
+}
+
 const provided = (request: GatedRequest): boolean => request.channel !== 'other' && request.channel !== 'queue';
 
 /**
@@ -276,6 +285,11 @@ async function killAndResume(moment: Moment, expect: ExpectStatic): Promise<void
       .filter(({ sent: count }) => count !== 1);
     expect.soft(smsNotOnce, `[${moment}] families whose SMS was not sent exactly once`).toEqual([]);
     expect.soft(emailNotOnce, `[${moment}] families whose e-mail was not sent exactly once`).toEqual([]);
+    // Counted on recovery: every row marked first-sent whose answer was not recorded (answered unread or in flight), no other.
+    if (moment !== 'push') {
+      const interrupted = (census[moment]?.answered_unread ?? 0) + (census[moment]?.in_flight ?? 0);
+      expect.soft(resumedSends(second), `[${moment}] interrupted sends counted on recovery`).toEqual({ [moment]: interrupted });
+    }
     // Push: never missing; a second copy only where the family's request was unanswered at the kill.
     const pushWrong = families
       .map((m) => ({ step: step(m, 'push'), unanswered: pushUnanswered.has(m.device), sent: fakes.expo.deliveriesTo(m.device).filter((d) => d.title === title).length }))
@@ -288,7 +302,8 @@ async function killAndResume(moment: Moment, expect: ExpectStatic): Promise<void
     console.info(
       `[${moment}] after the restart: ${resent.filter((r) => r.channel === 'sms').length} SMS requests, ${resent.filter((r) => r.channel === 'email').length} e-mail sends, ` +
         `${resent.filter((r) => r.channel === 'push').length} push requests; fake ACS repeats answered from its table: ${fakes.acs.requests.repeats}; ` +
-        `families pushed twice: ${families.filter((m) => fakes.expo.deliveriesTo(m.device).length > 1).length}`,
+        `families pushed twice: ${families.filter((m) => fakes.expo.deliveriesTo(m.device).length > 1).length}; ` +
+        `rows found marked first-sent with no answer and resent under their first request: ${JSON.stringify(resumedSends(second))}`,
     );
 
     const final = ledger(announcementId);
