@@ -272,6 +272,8 @@ async function killAndResume(moment: Moment, expect: ExpectStatic): Promise<void
     expect.soft(lastDeliveryAt - restartedAt, 'restart to the last delivery (ms)').toBeLessThanOrEqual(RESUME_LIMIT_MS);
     expect.soft(doneAt - restartedAt, 'restart to a ledger without pending rows (ms)').toBeLessThanOrEqual(RESUME_LIMIT_MS);
     // Resumed from the ledger: the batches the killed host held were re-driven, their own messages still invisible.
+    // (A batch's last rows are written before its summary line: the line may trail the poll that saw them.)
+    await second.waitForLine((line) => line.message === 'fan-out batch delivered' && line.announcementId === announcementId, 10_000);
     const delivered = second.stdout.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.message === 'fan-out batch delivered');
     expect(delivered.length).toBeGreaterThan(0);
     expect(delivered.every((line) => line.redriven === true)).toBe(true);

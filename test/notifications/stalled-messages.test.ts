@@ -105,6 +105,16 @@ describe('re-driving stalled fan-out messages', () => {
     expect(await handleFanoutMessage({ announcementId: announcement.id }, f.deps)).toMatchObject({ kind: 'split' });
   });
 
+  it('stops at the first enqueue that fails, leaving the rows overdue for the next run', async () => {
+    const announcements = [await f.announcement(), await f.announcement()];
+    for (const { id } of announcements) await f.deps.queue.enqueue({ announcementId: id });
+    f.h.clock.advance(MESSAGE_START_GRACE_MS);
+    const down = { enqueue: () => Promise.reject(new Error('queue down')) };
+    expect(await redriveStalledMessages({ ...deps, queue: down })).toEqual({ running: 0, queued: 0 });
+    expect(f.h.sink.withMessage('stalled fan-out message not re-driven')).toEqual([expect.objectContaining({ level: 'warn', messageKind: 'split' })]);
+    expect(await redriveStalledMessages(deps)).toEqual({ running: 0, queued: 2 });
+  });
+
   it('re-drives an account notice through the notice queue', async () => {
     const message = { notice: { id: '0b7a1c2e-1111-4c3d-8e9f-0123456789ab', kind: 'child_locked' as const } };
     await deps.noticeQueue.enqueue(message);
