@@ -1,11 +1,12 @@
 import { defineBackgroundFunction } from '../shared/composition/app-functions';
 import { FANOUT_SERVICE_NAME, fanoutDepsOf } from '../shared/composition/fanout-services';
-import { redriveStalledBatches } from '../shared/notifications';
+import { redriveStalledBatches, redriveStalledMessages } from '../shared/notifications';
 
 /**
- * On `FANOUT_RECOVERY_SCHEDULE` (every 30 seconds): re-drives fan-out batches whose ledger lease ran
- * out with no live holder (a crashed instance), by enqueueing a fresh batch message, so delivery
- * resumes within 90 seconds of a crash instead of when the host's 10-minute queue lease ends.
+ * On `FANOUT_RECOVERY_SCHEDULE` (every 30 seconds): re-drives the fan-out queue's messages whose
+ * holder died (or that a dead host took before it wrote anything), and fan-out batches whose ledger
+ * lease ran out with no live holder, by enqueueing fresh messages, so delivery resumes within
+ * 90 seconds of a crash instead of when the host's 10-minute queue lease ends.
  */
 export const recoverFanoutBatches = defineBackgroundFunction({
   kind: 'timer',
@@ -13,6 +14,8 @@ export const recoverFanoutBatches = defineBackgroundFunction({
   schedule: (config) => config.schedules.fanoutRecovery,
   logsWith: { deps: fanoutDepsOf, service: FANOUT_SERVICE_NAME },
   handler: async (services) => {
-    await redriveStalledBatches(fanoutDepsOf(services));
+    const deps = fanoutDepsOf(services);
+    await redriveStalledMessages({ ...deps, noticeQueue: services.noticeQueue });
+    await redriveStalledBatches(deps);
   },
 });

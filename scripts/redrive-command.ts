@@ -4,7 +4,7 @@ import { openDatabase } from '../shared/db/open-database';
 import { systemClock, type Clock } from '../shared/ports/clock';
 import { storageFanoutQueue, type FanoutQueue } from '../shared/messages/fanout-queue';
 import { storageNoticeQueue, unconfiguredNoticeQueue, type NoticeQueue } from '../shared/messages/notice-queue';
-import { redrivePoison, storagePoisonQueue, type PoisonQueue, type RedriveOptions } from '../shared/notifications';
+import { recordingFanoutQueue, recordingNoticeQueue, redrivePoison, storagePoisonQueue, type PoisonQueue, type RedriveOptions } from '../shared/notifications';
 
 export const REDRIVE_USAGE = 'usage: npm run redrive-poison -- [--dry-run] [--announcement <id>]\n';
 
@@ -61,8 +61,17 @@ export async function runRedriveCommand(
     return fail('invalid_configuration', error instanceof ConfigError ? { problems: error.problems } : { errorType: errorType(error) });
   }
   try {
+    const clock = io.clock ?? systemClock;
+    // Recorded as the app's own enqueues are, so a re-driven message a dead host takes is re-driven again.
+    const recording = { database: { get: async () => database }, clock };
     const summary = await redrivePoison(
-      { database, poisonQueue: queues.poison, fanoutQueue: queues.fanout, noticeQueue: queues.notice, clock: io.clock ?? systemClock },
+      {
+        database,
+        poisonQueue: queues.poison,
+        fanoutQueue: recordingFanoutQueue(queues.fanout, recording),
+        noticeQueue: recordingNoticeQueue(queues.notice, recording),
+        clock,
+      },
       options,
       (entry) => io.stdout(`${JSON.stringify(entry)}\n`),
     );

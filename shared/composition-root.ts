@@ -22,6 +22,7 @@ import { cryptoRandom, type Random } from './ports/random';
 import { DEFAULT_SESSION_POLICY, type SessionPolicy } from './sessions/session-policy';
 import { storageFanoutQueue, unconfiguredFanoutQueue, type FanoutQueue } from './messages/fanout-queue';
 import { storageNoticeQueue, unconfiguredNoticeQueue, type NoticeQueue } from './messages/notice-queue';
+import { recordingFanoutQueue, recordingNoticeQueue } from './notifications';
 import { createTelemetry, type Telemetry } from './telemetry';
 
 /** Everything with a side effect, built once per process and passed to the code that needs it. */
@@ -125,8 +126,12 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
   const random = options.random ?? cryptoRandom;
   const sessionPolicy = options.sessionPolicy ?? DEFAULT_SESSION_POLICY;
   const corePorts: AuthDeps = { database, clock, random, telemetry, logger, sessionPolicy };
-  const noticeQueue =
-    options.noticeQueue ?? (config.queueStorage ? storageNoticeQueue(config.queueStorage) : unconfiguredNoticeQueue());
+  // Every message of the fan-out queue is recorded in the database before it is sent, so work a dead
+  // host took is re-driven from there (`notifications/engine/message-leasing.ts`).
+  const noticeQueue = recordingNoticeQueue(
+    options.noticeQueue ?? (config.queueStorage ? storageNoticeQueue(config.queueStorage) : unconfiguredNoticeQueue()),
+    { database, clock },
+  );
   const shutdown = options.shutdown ?? createShutdown({ graceMs: config.shutdownGraceSeconds * 1000 });
   return {
     config,
@@ -175,9 +180,10 @@ export function buildAppServices(env: Readonly<Record<string, string | undefined
       }),
     },
     noticeQueue,
-    fanoutQueue:
-      options.fanoutQueue ??
-      (config.queueStorage ? storageFanoutQueue(config.queueStorage) : unconfiguredFanoutQueue()),
+    fanoutQueue: recordingFanoutQueue(
+      options.fanoutQueue ?? (config.queueStorage ? storageFanoutQueue(config.queueStorage) : unconfiguredFanoutQueue()),
+      { database, clock },
+    ),
     shutdown,
   };
 }

@@ -10,6 +10,8 @@ export { handleFanoutMessage, type FanoutAttempt, type FanoutResult } from './jo
 export { storagePoisonQueue, type PoisonQueue } from './jobs/poison-queue';
 export { redrivePoison, type RedriveOptions } from './jobs/redrive-poison';
 export { redriveStalledBatches } from './jobs/redrive-stalled-batches';
+export { redriveStalledMessages } from './jobs/redrive-stalled-messages';
+export { recordingFanoutQueue, recordingNoticeQueue } from './engine/message-leasing';
 export { settleAcceptedDeliveries } from './jobs/settle-accepted-deliveries';
 export { DEFAULT_DELIVERY_CONCURRENCY, type FanoutDeps, type SmsSpendSettings } from './engine/fanout-deps';
 export { createDeliveryProviders, type BuiltDeliveryProviders } from './providers/create-delivery-providers';

@@ -11,8 +11,13 @@ export const TELEMETRY_EVENTS = {
   'notification.delivery': ['channel', 'result'],
   // A batch re-driven from the ledger after its holder died (shared/notifications/jobs/redrive-stalled-batches.ts).
   'notification.redrive': ['announcementId', 'rows'],
+  // A queue message re-driven from its lease row: its holder died (`running`) or nobody took it (`queued`)
+  // (shared/notifications/jobs/redrive-stalled-messages.ts).
+  'notification.redrive_message': ['kind', 'state'],
   // Sends a batch left with an unknown outcome (an SMS first sent before a crash, past ACS's window).
   'notification.outcome_unknown': ['announcementId', 'channel', 'count'],
+  // Sends a batch found marked first-sent with no answer and sent again inside ACS's window (same request).
+  'notification.send_resumed': ['announcementId', 'channel', 'count'],
   'approval.queue_depth': ['depth', 'oldestQueuedAgeHours'],
   // The daily cost check (shared/cost/record-daily-cost.ts); the cost alerts read the two percentages.
   'cost.daily': [

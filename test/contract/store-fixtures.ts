@@ -34,6 +34,7 @@ const STORE_TABLES = [
   'AccountNoticeDeliveries',
   'AccountNotices',
   'ReservedUsernames',
+  'FanoutMessageLeases',
 ] as const;
 
 /**

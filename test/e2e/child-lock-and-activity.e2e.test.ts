@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usernameThrottleKey } from '../../shared/throttles/throttle-keys';
 import type { ApiClient } from '../helpers/api-client';
 import { startAuthTestHost, type AuthTestHost } from '../helpers/auth-test-host';
 import { CanaryTracker } from '../helpers/canaries';
 import { startFakeProviders, type FakeProviders } from '../helpers/fake-providers/start-fake-providers';
 import type { LocalHost } from '../helpers/local-host';
-import { auditRows, readRows } from '../helpers/sqlite-reader';
+import { auditRows, readRows, seedNineFailures } from '../helpers/sqlite-reader';
 
 /**
  * A parent hears when a child's account locks, and sees the child's activity, end to end: the
@@ -62,19 +60,6 @@ async function newChild(parent: Parent, scopes: string[] = ['events']): Promise<
   return { id: String(created.body.id), username, pin };
 }
 
-/** Nine failures an hour ago, as nine patient wrong guesses leave them: the next wrong PIN is the tenth. */
-function seedNineFailures(username: string): void {
-  const db = new DatabaseSync(databaseFile);
-  try {
-    db.exec('PRAGMA busy_timeout = 5000');
-    db.prepare('INSERT INTO SignInUsernameFailures (usernameKey, consecutiveFailures, lastFailureAt) VALUES (?, 9, ?)').run(
-      usernameThrottleKey(PEPPER, username),
-      new Date(Date.now() - 60 * 60 * 1000).toISOString(),
-    );
-  } finally {
-    db.close();
-  }
-}
 
 async function until<T>(what: string, read: () => T | undefined, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -104,7 +89,7 @@ describe('a child account that locks', () => {
   beforeAll(async () => {
     parent = await newParent(2);
     child = await newChild(parent);
-    seedNineFailures(child.username);
+    seedNineFailures(databaseFile, PEPPER, child.username);
     canaries.add('480213');
     const tenth = await api.signInChild(child.username, '480213', { headers: fromNewAddress() });
     expect(tenth.status).toBe(401);
@@ -198,7 +183,7 @@ describe("GET /api/v1/children/{id}/activity", () => {
     expect(second.body).toEqual({ items: [{ time: expect.any(String), outcome: 'signed_in', reason: null }], nextCursor: null });
 
     const locked = await newChild(parent);
-    seedNineFailures(locked.username);
+    seedNineFailures(databaseFile, PEPPER, locked.username);
     canaries.add('604182');
     expect((await api.signInChild(locked.username, '604182', { headers: fromNewAddress() })).status).toBe(401);
     const lockedActivity = await activity('', parent.token, locked.id);

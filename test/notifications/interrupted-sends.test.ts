@@ -60,6 +60,12 @@ describe('an SMS handed to the provider but not recorded', () => {
     expect(first?.repeatability).toEqual({ requestId: repeatabilityRequestId({ announcementId, userId, channel: 'sms' }), firstSent: sentAt });
     expect(second?.repeatability).toEqual(first?.repeatability);
     expect(await deliveriesOf(f.db, announcementId)).toEqual([expect.objectContaining({ result: 'accepted', attempts: 2 })]);
+    // Counted: a row found marked first-sent with no answer, which the repeatable request makes safe to send again.
+    expect(f.h.sink.withMessage('fan-out batch resent interrupted sends under their first request')).toEqual([
+      expect.objectContaining({ level: 'warn', announcementId, channel: 'sms', resumedSends: 1 }),
+    ]);
+    expect(f.h.telemetry.itemsOf('event', 'notification.send_resumed').map((item) => item.properties)).toEqual([{ announcementId, channel: 'sms', count: 1 }]);
+    expect(f.h.telemetry.itemsOf('event', 'notification.outcome_unknown')).toEqual([]);
   });
 
   it('is not sent again past the window: recorded accepted with its outcome unknown, for the delivery report to settle', async () => {

@@ -49,6 +49,11 @@ type DecidedResult = { result: 'opted_out'; providerCode: string } | { result: '
  */
 export class DeliveryContext {
   readonly tally: BatchTally = { push: {}, sms: {}, email: {} };
+  /**
+   * Rows found marked first-sent with no answer recorded (their holder died between the mark and
+   * the answer) and sent again inside ACS's window, under their first request (ACS sends each once).
+   */
+  readonly resumedSends: Record<'sms' | 'email', number> = { sms: 0, email: 0 };
   private readonly open = new Map<string, DeliveryKey>();
   private leaseUntil = '';
   private unwritten: { key: DeliveryKey; outcome: ProviderResult | DecidedResult }[] = [];
@@ -109,9 +114,11 @@ export class DeliveryContext {
    * the same repeatable request, or too late to resend (`send-repeatability.ts`).
    * @returns undefined when the row was settled meanwhile: nothing to send.
    */
-  startSend(key: DeliveryKey): Promise<SendStart | undefined> {
+  async startSend(key: DeliveryKey): Promise<SendStart | undefined> {
     this.sendStarts ??= new SendStarts(this.db, this.deps.clock, this.announcement.id);
-    return this.sendStarts.start(key);
+    const start = await this.sendStarts.start(key);
+    if (start?.kind === 'resend' && key.channel !== 'push') this.resumedSends[key.channel] += 1;
+    return start;
   }
 
   /**

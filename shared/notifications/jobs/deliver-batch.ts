@@ -107,6 +107,7 @@ async function deliverTrackedBatch(
   }
   deps.logger.info(summary, 'fan-out batch delivered');
   reportOutcomesUnknown(deps, announcement.id, ctx.tally);
+  reportResumedSends(deps, announcement.id, ctx.resumedSends);
   if (options.redriven ? ctx.owed : ctx.incomplete) {
     throw new FanoutError('delivery_incomplete', 'Some deliveries of the batch are still owed; the queue will redeliver it.');
   }
@@ -125,6 +126,22 @@ function reportOutcomesUnknown(deps: FanoutDeps, announcementId: string, tally: 
     if (count === 0) continue;
     deps.logger.warn({ announcementId, channel, outcomeUnknown: count, errorCode: 'outcome_unknown' }, 'fan-out batch left deliveries with an unknown outcome');
     deps.telemetry.trackEvent('notification.outcome_unknown', { announcementId, channel, count });
+  }
+}
+
+/**
+ * Rows marked first-sent whose answer was never recorded (the holder died between the mark and the
+ * answer), which recovery cannot tell from a send: taken up inside ACS's window, they went again
+ * under their first repeatable request, which ACS executes once whichever side of the crash the
+ * first one fell. Counted (`notification.send_resumed`) beside those taken up too late
+ * (`notification.outcome_unknown`), so the crash window's cost is known.
+ */
+function reportResumedSends(deps: FanoutDeps, announcementId: string, resumed: DeliveryContext['resumedSends']): void {
+  for (const channel of ['sms', 'email'] as const) {
+    const count = resumed[channel];
+    if (count === 0) continue;
+    deps.logger.warn({ announcementId, channel, resumedSends: count }, 'fan-out batch resent interrupted sends under their first request');
+    deps.telemetry.trackEvent('notification.send_resumed', { announcementId, channel, count });
   }
 }
 

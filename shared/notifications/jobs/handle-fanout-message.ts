@@ -3,13 +3,18 @@ import { errorCodeOf } from '../../background/background-handler';
 import { deliverBatch, type BatchResult } from './deliver-batch';
 import type { FanoutDeps } from '../engine/fanout-deps';
 import { FanoutError } from '../engine/fanout-error';
+import { holdMessageLease, leasedMessageOf, messageLogFields } from '../engine/message-leasing';
 import type { FanoutMessage } from '../../messages/fanout-message';
 import { handleNoticeMessage, type NoticeResult } from './handle-notice-message';
-import { decodeNotificationMessage } from '../../messages/notification-message';
+import { decodeNotificationMessage, type NotificationMessage } from '../../messages/notification-message';
 import { recordPoisonedMessage } from './record-poisoned-message';
 import { splitAudience, type SplitResult } from './split-audience';
 
-export type FanoutResult = ({ kind: 'split' } & SplitResult) | ({ kind: 'batch' } & BatchResult) | ({ kind: 'notice' } & NoticeResult);
+export type FanoutResult =
+  | ({ kind: 'split' } & SplitResult)
+  | ({ kind: 'batch' } & BatchResult)
+  | ({ kind: 'notice' } & NoticeResult)
+  | { kind: 'held_elsewhere' };
 
 /** What the queue trigger knows about this try of the message. */
 export interface FanoutAttempt {
@@ -27,6 +32,9 @@ export interface FanoutAttempt {
  * malformed message, an announcement that is missing or not published, deliveries still owed.
  * When the last try of a valid message fails, its unfinished deliveries are marked failed first
  * (`poison/record-poisoned-message.ts`), so none stays `pending` once the message is poisoned.
+ * A valid message's first write takes its lease in the database (`engine/message-leasing.ts`), so
+ * the recovery timer re-drives it should this invocation die, and a copy that finds the lease
+ * held by another live invocation ends at once (`held_elsewhere`).
  * @param input the queue trigger's argument: the decoded message (parsed JSON when it parses).
  * @param attempt this try of the message (default: not the last).
  */
@@ -40,6 +48,32 @@ export async function handleFanoutMessage(
   if (!decoded) {
     throw new FanoutError('invalid_fanout_message', 'The queue message is none of the queue\'s kinds (an announcement\'s, an account notice\'s).');
   }
+  const leased = leasedMessageOf(decoded);
+  let held: Awaited<ReturnType<typeof holdMessageLease>>;
+  try {
+    held = await holdMessageLease(deps, leased);
+  } catch (error) {
+    // The database is failing: the handling fails the same way and says so; the queue's lease remains.
+    deps.logger.warn({ ...messageLogFields(leased), errorCode: errorCodeOf(error) }, 'fan-out message lease not taken');
+    return handleMessage(decoded, deps, attempt);
+  }
+  if (!held) {
+    deps.logger.info(messageLogFields(leased), 'fan-out message held by another invocation');
+    return { kind: 'held_elsewhere' };
+  }
+  let result: FanoutResult;
+  try {
+    result = await handleMessage(decoded, deps, attempt);
+  } catch (error) {
+    // The last try's failure sends the message to the poison queue, which then keeps it.
+    await (attempt.lastAttempt ? held.finish() : held.release()).catch(() => undefined);
+    throw error;
+  }
+  await held.finish();
+  return result;
+}
+
+async function handleMessage(decoded: NotificationMessage, deps: FanoutDeps, attempt: FanoutAttempt): Promise<FanoutResult> {
   // An account notice (a child's account locked) shares the queue, its retries and poison queue.
   if (decoded.kind === 'notice') return { kind: 'notice', ...(await handleNoticeMessage(decoded.message, deps, attempt)) };
   try {

@@ -79,6 +79,10 @@ export class SendStarts {
           const at = firstSent.get(idOf(key));
           resolve(at === undefined ? undefined : sendStartOf(key, new Date(at), at === now.toISOString(), sendingAt));
         }
+        // The marked rows' requests are written first (their continuations, down to the socket, run
+        // before the next turn): the next group's statement, which on SQLite runs on this thread,
+        // never sits between a row's mark and its request.
+        if (this.waiting.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
       this.marking = false;

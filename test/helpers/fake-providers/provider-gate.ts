@@ -10,12 +10,19 @@ import { gunzipSync } from 'node:zlib';
  * answer written back (`release(…, { answer: true })`: answered, say while the app is stopped) or
  * never (`answer: false`: executed, the answer lost). The fakes stay the only judges of what was
  * really sent; the gate only records what became of each request.
+ *
+ * In front of Azurite's queue service the same gate holds queue messages (`queue`): an enqueue
+ * (POST, its recipients the decoded message texts) before the service takes it, or a dequeue
+ * (GET, no recipients) whose answer, once forwarded, the host never reads (`answer: false`): the
+ * messages are then invisible under the host's lease with nobody working on them.
  */
 
-export type GateChannel = 'push' | 'sms' | 'email' | 'other';
+export type GateChannel = 'push' | 'sms' | 'email' | 'queue' | 'other';
 
 export interface GatedRequest {
   channel: GateChannel;
+  /** The request's path. */
+  path: string;
   /** Who the request names: phone numbers, e-mail addresses or push tokens. */
   recipients: string[];
   /** The request's decoded body and headers, for a test's diagnostics (repeatability ids, say). */
@@ -30,9 +37,11 @@ export interface GatedRequest {
   fate: 'passed' | 'held' | 'answered_late' | 'executed_unanswered';
   /** When the fake answered it (it was forwarded), if it was. */
   forwardedAt?: number;
+  /** The fake's answer body (a dequeue's messages), once forwarded. */
+  answerText?: string;
 }
 
-export type GatePlan = (request: { channel: GateChannel; recipients: string[] }) => 'pass' | 'hold';
+export type GatePlan = (request: { channel: GateChannel; recipients: string[]; method: string }) => 'pass' | 'hold';
 
 export interface ProviderGate {
   /** `http://127.0.0.1:<port>`: use it in place of the fake's origin. */
@@ -93,9 +102,9 @@ export async function startProviderGate(upstreamOrigin: string, initialPlan: Gat
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const { channel, recipients, text } = describe(req, body);
-      const gated: GatedRequest = { channel, recipients, text, headers: req.headers, arrivedAt: Date.now(), fate: 'passed' };
+      const gated: GatedRequest = { channel, path: new URL(req.url ?? '/', 'http://gate').pathname, recipients, text, headers: req.headers, arrivedAt: Date.now(), fate: 'passed' };
       requests.push(gated);
-      if (channel !== 'other' && plan({ channel, recipients }) === 'hold') {
+      if (channel !== 'other' && plan({ channel, recipients, method: req.method ?? '' }) === 'hold') {
         gated.fate = 'held';
         pending.set(gated, { req, res, body });
         return;
@@ -103,6 +112,7 @@ export async function startProviderGate(upstreamOrigin: string, initialPlan: Gat
       toFake(req, body).then(
         async (answer) => {
           gated.forwardedAt = Date.now();
+          gated.answerText = answer.body.toString('utf8');
           await writeBack(res, answer);
         },
         () => res.destroy(),
@@ -129,6 +139,7 @@ export async function startProviderGate(upstreamOrigin: string, initialPlan: Gat
       pending.delete(gated);
       const answered = await toFake(open.req, open.body);
       gated.forwardedAt = Date.now();
+      gated.answerText = answered.body.toString('utf8');
       if (!answer) {
         gated.fate = 'executed_unanswered';
         return;
@@ -146,7 +157,13 @@ export async function startProviderGate(upstreamOrigin: string, initialPlan: Gat
 
 /** The channel and recipients of a request, from its path and body (gzipped push bodies included). */
 function describe(req: IncomingMessage, raw: Buffer): { channel: GateChannel; recipients: string[]; text: string } {
-  const path = new URL(req.url ?? '/', 'http://gate').pathname;
+  const url = new URL(req.url ?? '/', 'http://gate');
+  const path = url.pathname;
+  // Azurite's `/<account>/<queue>/messages`: an enqueue, or a dequeue (a peek changes nothing and passes).
+  if (/^\/[^/]+\/[^/]+\/messages$/.test(path) && (req.method === 'POST' || (req.method === 'GET' && url.searchParams.get('peekonly') !== 'true'))) {
+    const text = raw.toString('utf8');
+    return { channel: 'queue', recipients: req.method === 'POST' ? queueMessageTexts(text) : [], text };
+  }
   const channel: GateChannel =
     req.method !== 'POST' ? 'other' : path.endsWith('/push/send') ? 'push' : path === '/sms' ? 'sms' : path === '/emails:send' ? 'email' : 'other';
   const text = (String(req.headers['content-encoding'] ?? '').toLowerCase() === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
@@ -159,4 +176,9 @@ function describe(req: IncomingMessage, raw: Buffer): { channel: GateChannel; re
         ? ((body as { smsRecipients?: { to?: unknown }[] }).smsRecipients ?? []).map((r) => String(r.to))
         : ((body as { recipients?: { to?: { address?: unknown }[] } }).recipients?.to ?? []).map((r) => String(r.address));
   return { channel, recipients, text };
+}
+
+/** The decoded texts of the messages in a queue service's XML (an enqueue's body, a dequeue's answer). */
+export function queueMessageTexts(xml: string): string[] {
+  return [...xml.matchAll(/<MessageText>([^<]*)<\/MessageText>/g)].map((match) => Buffer.from(match[1] ?? '', 'base64').toString('utf8'));
 }
