@@ -26,13 +26,10 @@ export interface FanoutRun {
   checkEmailOperation: boolean;
 }
 
-/**
- * Sends `messages` fictitious messages through the composed `channel` adapter, `concurrency` at a
- * time; `email-direct` is the bench's comparison (`directEmailSend`), not an app adapter.
- */
+/** Sends `messages` fictitious messages through the composed `channel` adapter, `concurrency` at a time. */
 export interface AdapterRun {
   kind: 'adapter';
-  channel: 'sms' | 'email' | 'email-direct';
+  channel: 'sms' | 'email';
   messages: number;
   concurrency: number;
 }

@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createCommunicationAuthPolicy, parseClientArguments } from '@azure/communication-common';
-import { ServiceClient } from '@azure/core-client';
-import { createHttpHeaders, createPipelineRequest } from '@azure/core-rest-pipeline';
 import type { DestinationStream } from 'pino';
-import { buildAppServices, type AppServices } from '../shared/composition-root';
+import { buildAppServices } from '../shared/composition-root';
 import { createLogger } from '../shared/logging/logger';
 import { buildFanoutDeps, FANOUT_SERVICE_NAME } from '../shared/composition/fanout-services';
-import { ACS_EMAIL_API_VERSION } from '../shared/notifications/providers/acs-email-operation';
-import { acsClientArguments, acsClientOptions, isLoopbackHttp, observeTries, sendBudgetMs } from '../shared/notifications/providers/acs-pipeline';
-import type { EmailMessage, SendObserver } from '../shared/ports/delivery';
-import { DEFAULT_RETRY_POLICY } from '../shared/notifications/providers/retry-transient';
 import { runFanoutInProcess } from '../test/helpers/run-fanout';
 import { timeSqliteStatements } from './sqlite-timing';
 import { HEAP_SAMPLE_MS, type AdapterRun, type FanoutBenchMessage, type FanoutRun, type FanoutWorkerMessage } from './fanout-protocol';
@@ -90,7 +83,7 @@ async function main(): Promise<void> {
     void send({ kind: 'ready', deliveryConcurrency: deps.concurrency, batchSize: deps.batchSize });
   });
   try {
-    if (message.kind === 'adapter') await runAdapter(deps, services.config, message);
+    if (message.kind === 'adapter') await runAdapter(deps, message);
     else await runFanout(deps, message, sink);
   } finally {
     await services.database.close();
@@ -132,8 +125,7 @@ async function runFanout(deps: Deps, run: FanoutRun, sink: ReturnType<typeof cou
  * around them. Its CPU per send is the adapter's share (SDK pipeline, signing, HTTP) of a fan-out
  * delivery's CPU.
  */
-async function runAdapter(deps: Deps, config: AppServices['config'], run: AdapterRun): Promise<void> {
-  const direct = run.channel === 'email-direct' ? directEmailSend(config) : undefined;
+async function runAdapter(deps: Deps, run: AdapterRun): Promise<void> {
   const results: Record<string, number> = {};
   const text = 'Bench announcement\nThe fan-out benchmark sends this text on every channel.';
   let next = 0;
@@ -144,9 +136,7 @@ async function runAdapter(deps: Deps, config: AppServices['config'], run: Adapte
     const outcome =
       run.channel === 'sms'
         ? await deps.providers.sms.send({ to: `+1555${number}`, text, tag: `bench/${number}` }, observer)
-        : direct
-          ? await direct(email, observer)
-          : await deps.providers.email.send(email, observer);
+        : await deps.providers.email.send(email, observer);
     results[outcome.result] = (results[outcome.result] ?? 0) + 1;
   };
   const heap = watchHeap();
@@ -158,49 +148,6 @@ async function runAdapter(deps: Deps, config: AppServices['config'], run: Adapte
   const peakHeapUsedBytes = heap.stop();
   await send({ kind: 'timed' });
   await send({ kind: 'adapter-done', results, wallMs, cpuMs, cpuSystemMs, eventLoopUtilization, peakHeapUsedBytes });
-}
-
-/**
- * A comparison, not the app's path: the e-mail send's one POST (same body, headers, repeatability
- * and operation id) through the same SDK pipeline pieces as the app's adapter (client options from
- * `acsClientOptions`: retries and the per-try policy; the SDK's own `createCommunicationAuthPolicy`
- * for HMAC signing; the per-send budget), but with `ServiceClient.sendRequest` instead of
- * `EmailClient.beginSend`: no long-running-operation poller, no first status poll to cancel. The
- * pattern `acs-email-operation.ts` already uses for the status request.
- */
-function directEmailSend(config: AppServices['config']): (message: EmailMessage, observer: SendObserver) => Promise<{ result: string }> {
-  const { acs, acsEmailSender } = config.notifications;
-  if (!acs || !acsEmailSender) throw new Error('the e-mail comparison needs the fake ACS settings');
-  const settings = { access: acs, retry: DEFAULT_RETRY_POLICY };
-  const args = acsClientArguments(acs, settings);
-  const { url, credential } = parseClientArguments(args[0], args[1]);
-  const client = new ServiceClient(acsClientOptions(settings));
-  client.pipeline.addPolicy(createCommunicationAuthPolicy(credential));
-  const sendUrl = `${url.replace(/\/+$/, '')}/emails:send?api-version=${ACS_EMAIL_API_VERSION}`;
-  return async (message, observer) => {
-    const request = createPipelineRequest({
-      url: sendUrl,
-      method: 'POST',
-      body: JSON.stringify({
-        senderAddress: acsEmailSender,
-        recipients: { to: [{ address: message.to }] },
-        content: { subject: message.subject, plainText: message.text },
-        userEngagementTrackingDisabled: true,
-      }),
-      headers: createHttpHeaders({
-        accept: 'application/json',
-        'content-type': 'application/json',
-        'operation-id': message.operationId ?? randomUUID(),
-        'x-ms-client-request-id': randomUUID(),
-        'repeatability-request-id': randomUUID(),
-        'repeatability-first-sent': new Date().toUTCString(),
-      }),
-      abortSignal: AbortSignal.timeout(sendBudgetMs(settings)),
-      allowInsecureConnection: isLoopbackHttp(acs.endpoint),
-    });
-    const response = await observeTries(observer, () => client.sendRequest(request));
-    return { result: response.status === 202 ? 'accepted' : `http_${response.status}` };
-  };
 }
 
 /**

@@ -19,6 +19,29 @@ export const ACS_EMAIL_API_VERSION = '2025-09-01';
 const clients = new WeakMap<object, ServiceClient>();
 
 /**
+ * The client of the e-mail API's requests (the send and the status read), one per adapter's
+ * settings: the SDK's own pipeline pieces, its authentication policy (`createCommunicationAuthPolicy`:
+ * HMAC with a connection string, the managed identity's token otherwise) and the same retry and
+ * per-try policies as the SMS client.
+ * @throws the SDK's parse error of a bad connection string (which quotes it: never log it).
+ */
+export function acsEmailClient(settings: AcsPipelineSettings & { access: AcsAccess }): ServiceClient {
+  let client = clients.get(settings);
+  if (!client) {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const common = require('@azure/communication-common') as typeof import('@azure/communication-common');
+    const core = require('@azure/core-client') as typeof import('@azure/core-client');
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    const args = acsClientArguments(settings.access, settings);
+    const { credential } = common.parseClientArguments(args[0], args[1]);
+    client = new core.ServiceClient(acsClientOptions(settings));
+    client.pipeline.addPolicy(common.createCommunicationAuthPolicy(credential));
+    clients.set(settings, client);
+  }
+  return client;
+}
+
+/**
  * Asks ACS once for the state of an e-mail operation (`GET /emails/operations/{id}`): the settle
  * timer's fallback for a message whose delivery report never came. The SDK has no public call for
  * an operation it did not start in this process, so the request goes through the SDK's own
@@ -32,22 +55,11 @@ export async function readEmailOperation(
   settings: AcsPipelineSettings & { access: AcsAccess },
   operationId: string,
 ): Promise<EmailOperationState> {
-  /* eslint-disable @typescript-eslint/no-require-imports */
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pipeline = require('@azure/core-rest-pipeline') as typeof import('@azure/core-rest-pipeline');
-  const common = require('@azure/communication-common') as typeof import('@azure/communication-common');
-  const core = require('@azure/core-client') as typeof import('@azure/core-client');
-  /* eslint-enable @typescript-eslint/no-require-imports */
   try {
-    let client = clients.get(settings);
-    if (!client) {
-      // Inside the try: a parse error of the SDK quotes the connection string, key included.
-      const args = acsClientArguments(settings.access, settings);
-      const { credential } = common.parseClientArguments(args[0], args[1]);
-      client = new core.ServiceClient(acsClientOptions(settings));
-      client.pipeline.addPolicy(common.createCommunicationAuthPolicy(credential));
-      clients.set(settings, client);
-    }
-    return await readOperation(pipeline, client, settings, operationId);
+    // Inside the try: a parse error of the SDK quotes the connection string, key included.
+    return await readOperation(pipeline, acsEmailClient(settings), settings, operationId);
   } catch (error) {
     return { state: 'unknown', code: acsFailure(error).code };
   }
@@ -70,7 +82,7 @@ async function readOperation(
   if (response.status !== 200) {
     return { state: 'unknown', code: acsFailure({ statusCode: response.status, code: errorCodeOf(response.bodyAsText) }).code };
   }
-  const operation = parse(response.bodyAsText);
+  const operation = jsonObjectOf(response.bodyAsText);
   switch (operation?.status) {
     case 'Succeeded':
       return { state: 'ended', outcome: { result: 'success', providerMessageId: operationId } };
@@ -83,12 +95,14 @@ async function readOperation(
   }
 }
 
-function parse(text: string | null | undefined): Record<string, unknown> | undefined {
+/** A JSON object answer's fields; undefined for anything else. */
+export function jsonObjectOf(text: string | null | undefined): Record<string, unknown> | undefined {
   return asRecord(parseJson(text ?? ''));
 }
 
-function errorCodeOf(text: string | null | undefined): unknown {
-  return (parse(text)?.error as { code?: unknown } | undefined)?.code;
+/** ACS's error code in an error answer's body (`{"error":{"code":…}}`), if any. */
+export function errorCodeOf(text: string | null | undefined): unknown {
+  return (jsonObjectOf(text)?.error as { code?: unknown } | undefined)?.code;
 }
 
 /** A failed operation: `hard_bounce` for a suppressed recipient, else a permanent error with ACS's code. */

@@ -1,25 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import type { EmailClient, EmailSendResult } from '@azure/communication-email';
-import type { FullOperationResponse } from '@azure/core-client';
-import type { PipelinePolicy } from '@azure/core-rest-pipeline';
 import type { AcsAccess } from '../../config';
-import { acsClientArguments, acsClientOptions, acsFailure, observeTries, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
+import { acsFailure, isLoopbackHttp, observeTries, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
 import type { DeliveryOutcome, EmailProvider } from '../../ports/delivery';
-import { failedOperation, readEmailOperation } from './acs-email-operation';
+import { ACS_EMAIL_API_VERSION, acsEmailClient, errorCodeOf, failedOperation, jsonObjectOf, readEmailOperation } from './acs-email-operation';
 import { SHUTDOWN_CODE, shutdownOutcome } from './provider-http';
 
 /**
- * E-mail through Azure Communication Services with its official SDK (`@azure/communication-email`).
+ * E-mail through Azure Communication Services: the e-mail API's send (`POST /emails:send`, the API
+ * version `@azure/communication-email` speaks) through the SDK's own pipeline pieces
+ * (`acsEmailClient`: its authentication policy, retries and per-try policy, as the status read).
  * The send ends when ACS has accepted the message (202, a long-running operation): its final
  * result arrives later as a delivery report (or, failing that, from the settle timer's one status
- * request, `operationOutcome`), so no concurrency slot waits for the operation.
+ * request, `operationOutcome`), so no concurrency slot waits for the operation. Not the SDK's
+ * `EmailClient.beginSend`: it builds a long-running-operation poller and starts a status request
+ * for every message, work a send that never waits for the operation threw away (a third of an
+ * e-mail's CPU in the fan-out, bench/results.md).
  *
  * - The operation id is ours (`operationId`, chosen from the ledger row before the send), so the
  *   report finds its row even when it overtakes the send's answer.
  * - `Repeatability-Request-Id` / `Repeatability-First-Sent` (ACS's documented repeatable requests
- *   for the e-mail send API; the JavaScript SDK does not add them itself): the ledger row's pair
- *   (`EmailMessage.repeatability`), else one made for this send, so a retry, or a resend after a
- *   restart, of a request ACS already took returns its first answer instead of sending again. A
+ *   for the e-mail send API): the ledger row's pair (`EmailMessage.repeatability`), else one made
+ *   for this send, set once on the request that every retry resends, so a retry, or a resend after
+ *   a restart, of a request ACS already took returns its first answer instead of sending again. A
  *   412 (a first send older than ACS tracks) → `repeatability_expired`.
  *
  * Mapping: 202 → `accepted` (`providerMessageId` = the operation id), and so is 409 for the id this
@@ -36,73 +38,57 @@ export interface AcsEmailProviderOptions extends AcsPipelineSettings {
   senderAddress: string;
 }
 
-/** Creates the ACS e-mail adapter; the SDK is loaded with the first message. */
+/** Creates the ACS e-mail adapter; the SDK's pipeline is loaded with the first message. */
 export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailProvider {
-  let client: EmailClient | undefined;
-  const emailClient = (): EmailClient => {
-    if (!client) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const sdk = require('@azure/communication-email') as typeof import('@azure/communication-email');
-      const args = acsClientArguments(options.access, options);
-      const clientOptions = acsClientOptions(options, [repeatableSendPolicy]);
-      client = args.length === 1 ? new sdk.EmailClient(args[0], clientOptions) : new sdk.EmailClient(args[0], args[1], clientOptions);
-    }
-    return client;
-  };
+  const sendUrl = `${options.access.endpoint.replace(/\/+$/, '')}/emails:send?api-version=${ACS_EMAIL_API_VERSION}`;
+  const allowInsecureConnection = isLoopbackHttp(options.access.endpoint);
 
   return {
     async send(message, observer) {
       if (options.shutdown?.stopping.aborted) return shutdownOutcome();
-      // `beginSend` polls the operation once right after the 202; that answer is not needed (the
-      // report brings the result), so the poll is cancelled as soon as the 202 is in hand.
-      const acceptedNow = new AbortController();
-      let sendAnswer: FullOperationResponse | undefined;
+      const operationId = message.operationId ?? randomUUID();
+      let status: number;
+      let body: string | undefined;
       try {
-        await observeTries(observer, () =>
-          emailClient().beginSend(
-            {
-              senderAddress: options.senderAddress,
-              recipients: { to: [{ address: message.to }] },
-              content: { subject: message.subject, plainText: message.text },
-              // No tracking pixels or rewritten links in mail to children and their parents.
-              disableUserEngagementTracking: true,
-            },
-            {
-              ...(message.operationId ? { operationId: message.operationId } : {}),
-              // The row's own pair when it has one; otherwise `repeatableSendPolicy` makes one for this send.
-              ...(message.repeatability
-                ? {
-                    requestOptions: {
-                      customHeaders: {
-                        'Repeatability-Request-Id': message.repeatability.requestId,
-                        'Repeatability-First-Sent': message.repeatability.firstSent.toUTCString(),
-                      },
-                    },
-                  }
-                : {}),
-              abortSignal: sendAbortSignal(options, acceptedNow.signal),
-              onResponse: (response) => {
-                if (sendAnswer !== undefined || response.request.method !== 'POST') return;
-                sendAnswer = response;
-                if (response.status === 202) acceptedNow.abort();
-              },
-            },
-          ),
-        );
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const pipeline = require('@azure/core-rest-pipeline') as typeof import('@azure/core-rest-pipeline');
+        // Inside the try: a parse error of the SDK quotes the connection string, key included.
+        const client = acsEmailClient(options);
+        const request = pipeline.createPipelineRequest({
+          url: sendUrl,
+          method: 'POST',
+          body: JSON.stringify({
+            senderAddress: options.senderAddress,
+            recipients: { to: [{ address: message.to }] },
+            content: { subject: message.subject, plainText: message.text },
+            // No tracking pixels or rewritten links in mail to children and their parents.
+            userEngagementTrackingDisabled: true,
+          }),
+          headers: pipeline.createHttpHeaders({
+            accept: 'application/json',
+            'content-type': 'application/json',
+            'operation-id': operationId,
+            // The row's own pair when it has one; otherwise one for this send, kept by its retries.
+            'repeatability-request-id': message.repeatability?.requestId ?? randomUUID(),
+            'repeatability-first-sent': (message.repeatability?.firstSent ?? new Date()).toUTCString(),
+          }),
+          abortSignal: sendAbortSignal(options),
+          allowInsecureConnection,
+        });
+        const response = await observeTries(observer, () => client.sendRequest(request));
+        status = response.status;
+        body = response.bodyAsText ?? undefined;
       } catch (error) {
-        if (sendAnswer?.status !== 202) {
-          // ACS already holds an operation under the id this row chose: an earlier send of this very
-          // message (its answer lost, or still in progress). Sending again would not help; it is accepted.
-          if (message.operationId && (error as { statusCode?: unknown } | null)?.statusCode === 409) {
-            return { result: 'accepted', providerMessageId: message.operationId };
-          }
-          // Cut off at the deadline: ACS may hold the operation; a resend under the row's operation id finds it (409).
-          if (options.shutdown?.deadline.aborted) return shutdownOutcome();
-          return acsFailure(error);
-        }
+        // Cut off at the deadline: ACS may hold the operation; a resend under the row's operation id finds it (409).
+        if (options.shutdown?.deadline.aborted) return shutdownOutcome();
+        return acsFailure(error);
       }
-      if (sendAnswer?.status !== 202) return { result: 'provider_error', code: 'bad_response', transient: false };
-      return acceptedOutcome(sendAnswer, message.operationId);
+      if (status === 202) return acceptedOutcome(body, operationId);
+      // ACS already holds an operation under the id this row chose: an earlier send of this very
+      // message (its answer lost, or still in progress). Sending again would not help; it is accepted.
+      if (status === 409 && message.operationId) return { result: 'accepted', providerMessageId: message.operationId };
+      if (status >= 200 && status < 300) return { result: 'provider_error', code: 'bad_response', transient: false };
+      return acsFailure({ statusCode: status, code: errorCodeOf(body) });
     },
     operationOutcome: async (operationId) =>
       // Asked again on the settle timer's next run.
@@ -111,25 +97,10 @@ export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailP
 }
 
 /** The outcome of ACS's 202: accepted, unless the operation already failed. */
-function acceptedOutcome(answer: FullOperationResponse, plannedId: string | undefined): DeliveryOutcome {
-  const operation = answer.parsedBody as Partial<EmailSendResult> | undefined;
+function acceptedOutcome(body: string | undefined, plannedId: string | undefined): DeliveryOutcome {
+  const operation = jsonObjectOf(body);
   const operationId = (typeof operation?.id === 'string' && operation.id) || plannedId;
   if (!operationId) return { result: 'provider_error', code: 'bad_response', transient: false };
-  if (operation?.status === 'Failed') return failedOperation(operation.error?.code);
+  if (operation?.status === 'Failed') return failedOperation((operation.error as { code?: unknown } | undefined)?.code);
   return { result: 'accepted', providerMessageId: operationId };
 }
-
-/**
- * ACS's repeatable requests for the e-mail send: both headers set once per send, before the SDK's
- * retry policy, so every retry of that request carries the same pair.
- */
-const repeatableSendPolicy: PipelinePolicy = {
-  name: 'acsRepeatableEmailSend',
-  sendRequest(request, next) {
-    if (request.method === 'POST' && !request.headers.has('repeatability-request-id')) {
-      request.headers.set('Repeatability-Request-Id', randomUUID());
-      request.headers.set('Repeatability-First-Sent', new Date().toUTCString());
-    }
-    return next(request);
-  },
-};

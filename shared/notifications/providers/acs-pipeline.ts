@@ -88,8 +88,9 @@ export function isLoopbackHttp(endpoint: string): boolean {
 }
 
 /**
- * A request cancelled before it starts (the e-mail status poll the send path cuts off) ends here,
- * before it is signed and handed to the HTTP client: the same AbortError, without the work.
+ * A request cancelled before it starts (its send's budget spent, or the shutdown's deadline passed
+ * while it waited) ends here, before it is signed and handed to the HTTP client: the same
+ * AbortError, without the work.
  */
 const cancelledRequestPolicy: PipelinePolicy = {
   name: 'acsCancelledRequest',
@@ -128,7 +129,7 @@ function tryPolicy(timeoutMs: number): PipelinePolicy {
   return {
     name: 'acsDeliveryTry',
     async sendRequest(request, next) {
-      // A request cancelled before it is sent (the e-mail status poll the send path cuts off) is no try.
+      // A request cancelled before it is sent is no try.
       if (request.abortSignal?.aborted) return next(request);
       const observer = observed.getStore();
       if (observer) {
