@@ -1,5 +1,5 @@
 import type { Database, SqlExecutor } from '../../db/database';
-import { UniqueViolationError } from '../../db/database-errors';
+import { recordProviderEvent } from '../ledger/provider-events';
 import { keyOfSmsReportTag } from '../ledger/sms-report-tag';
 import { settleReportedDelivery, type DeliveryKey, type ReportedResult } from '../ledger/delivery-ledger';
 import { markEmailHardBounce } from '../channels/email-hard-bounces';
@@ -63,26 +63,11 @@ export async function applyCommunicationEvent(input: unknown, deps: ReportDepsOf
   const db = await deps.database.get();
   const receivedAt = deps.clock.now().toISOString();
   const outcome = await db.transaction(async (tx) => {
-    if (!(await recordEventId(tx, event, receivedAt))) return { outcome: 'duplicate', type: event.type } as const;
+    if (!(await recordProviderEvent(tx, event, receivedAt))) return { outcome: 'duplicate', type: event.type } as const;
     return applyEvent(tx, event, receivedAt, deps.smsFrom);
   });
   report(deps, event, outcome);
   return outcome;
-}
-
-/** False when the id was applied before. */
-async function recordEventId(tx: SqlExecutor, event: CommunicationEvent, receivedAt: string): Promise<boolean> {
-  try {
-    await tx.execute('INSERT INTO ProviderEvents (eventId, eventType, receivedAt) VALUES (@eventId, @eventType, @receivedAt)', {
-      eventId: event.id,
-      eventType: event.type.slice(0, 128),
-      receivedAt,
-    });
-    return true;
-  } catch (error) {
-    if (error instanceof UniqueViolationError) return false;
-    throw error;
-  }
 }
 
 async function applyEvent(tx: Database | SqlExecutor, event: CommunicationEvent, now: string, smsFrom: string | undefined): Promise<EventOutcome> {

@@ -1,4 +1,5 @@
 import { acceptedBefore, settleReportedDelivery, type AcceptedDelivery, type ReportedResult } from '../ledger/delivery-ledger';
+import { forgetProviderEvents } from '../ledger/provider-events';
 import { OUTCOME_UNKNOWN } from '../ledger/send-repeatability';
 import type { FanoutDeps } from '../engine/fanout-deps';
 
@@ -21,8 +22,6 @@ export const EMAIL_REPORT_WAIT_MS = 60 * 60 * 1000;
 export const EMAIL_OPERATION_LIMIT_MS = 24 * 60 * 60 * 1000;
 /** How long an SMS's delivery report may take (carriers may report a day late). */
 export const SMS_REPORT_WAIT_MS = 48 * 60 * 60 * 1000;
-/** Provider event ids are kept well past Event Grid's retry window of 24 hours. */
-export const PROVIDER_EVENTS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 /** Rows looked at per channel and run. */
 export const SETTLE_BATCH = 500;
 /** Status requests of one run stop after this long (the function timeout is 5 minutes); the rest wait for the next run. */
@@ -88,9 +87,7 @@ export async function settleAcceptedDeliveries(deps: SettleDeps, limit = SETTLE_
     else await settle(row, 'success', 'no_report');
   }
 
-  run.eventIdsForgotten = await db.execute('DELETE FROM ProviderEvents WHERE receivedAt < @before', {
-    before: new Date(now.getTime() - PROVIDER_EVENTS_KEPT_MS).toISOString(),
-  });
+  run.eventIdsForgotten = await forgetProviderEvents(db, now);
   deps.logger.info({ ...run }, 'accepted deliveries checked');
   return run;
 }
