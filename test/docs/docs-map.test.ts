@@ -50,6 +50,21 @@ describe('the docs map', () => {
     for (const unit of units) expect(architecture).toContain(unit.endsWith('.ts') ? `\`${unit}\`` : `\`${unit}/\``);
   });
 
+  it("gives the notifications subsystem's floors in ARCHITECTURE.md in the lint's order, every subfolder on one", () => {
+    const declared = /const NOTIFICATION_FLOORS = \[([\s\S]*?)\n\];/.exec(read('.dependency-cruiser.cjs'))?.[1] ?? '';
+    const units = [...declared.matchAll(/units: \[([^\]]*)\]/g)].flatMap((match) =>
+      [...(match[1] ?? '').matchAll(/'([a-z-]+)'/g)].map((unit) => unit[1] as string),
+    );
+    const subfolders = readdirSync(path.join(ROOT, 'shared', 'notifications'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect([...units].sort()).toEqual([...subfolders].sort());
+    const section = /### The notifications subsystem\n([\s\S]*?)\n### /.exec(read('ARCHITECTURE.md'))?.[1] ?? '';
+    const floorList = section.split('\n').filter((line) => /^\d+\. /.test(line));
+    const named = floorList.flatMap((line) => [...line.matchAll(/^\d+\. `([a-z-]+)\/`(?: and `([a-z-]+)\/`)?/g)].flatMap((m) => m.slice(1).filter(Boolean)));
+    expect(named).toEqual(units);
+  });
+
   it('each topic page of docs/ is at most 700 lines, and the README links every one', () => {
     const readme = read('README.md');
     const pages = readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
