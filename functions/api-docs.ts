@@ -1,16 +1,21 @@
 import type { AppServices } from '../shared/composition-root';
 import { defineEndpoint } from '../shared/composition/app-functions';
+import type { Config } from '../shared/config';
 import type { HttpEndpoint } from '../shared/http/endpoint-definition';
 import type { HttpSuccess } from '../shared/http/http-pipeline';
 import { noSuchEndpoint } from '../shared/http/unmatched-request';
 import { apiReferencePageHeaders, apiReferencePageHtml, apiReferenceViewerScript } from '../shared/openapi/api-reference-page';
 
+/** Outside production always; in production only with `API_DOCS_IN_PRODUCTION=true` (`apiDocsPage`). */
+const servedWhen = (config: Config): boolean => config.apiDocsPage;
+
 /**
  * The API reference page (`GET /api/docs`, public) and its viewer script: Redoc showing
  * `GET /api/openapi.json`. Served outside production, and in production only with
- * `API_DOCS_IN_PRODUCTION=true`; otherwise both answer the 404 of an unknown path. Left out of the
- * OpenAPI document: they present the document rather than belong to the API a client calls, they
- * answer HTML and JavaScript, and production usually answers them 404.
+ * `API_DOCS_IN_PRODUCTION=true`; otherwise neither is registered and both answer the 404 of an
+ * unknown path, to every method. Left out of the OpenAPI document: they present the document
+ * rather than belong to the API a client calls, they answer HTML and JavaScript, and production
+ * usually answers them 404.
  */
 function apiReferenceEndpoint(definition: {
   name: string;
@@ -28,7 +33,9 @@ function apiReferenceEndpoint(definition: {
     access: 'public',
     success: { status: 200, description: answers },
     problems: ['not_found'],
-    handler: async (_scope, services) => (services.config.apiDocsPage ? answer(services) : noSuchEndpoint()),
+    servedWhen,
+    // Not registered when switched off; a caller given other services (a test) still gets the 404.
+    handler: async (_scope, services) => (servedWhen(services.config) ? answer(services) : noSuchEndpoint()),
   });
 }
 

@@ -3,7 +3,7 @@ import { backgroundHandler } from '../background/background-handler';
 import type { BackgroundFunction } from '../background/background-function';
 import { appConfig, appServices, type AppServices } from '../composition-root';
 import type { Config } from '../config';
-import { httpEndpoint, isAuthenticated, type CatchAllFunction, type HttpEndpoint } from '../http/endpoint-definition';
+import { httpEndpoint, isAuthenticated, isServed, type CatchAllFunction, type HttpEndpoint } from '../http/endpoint-definition';
 import { installAppLifecycle } from './app-lifecycle';
 
 /**
@@ -79,6 +79,7 @@ export function registerApp(functions: readonly AppFunction[], process: AppProce
   for (const fn of functions) {
     switch (fn.kind) {
       case 'http':
+        if (!isServed(fn, config)) break;
         app.http(fn.name, {
           route: fn.route,
           methods: [fn.method.toUpperCase() as Uppercase<typeof fn.method>, ...(fn.head ? (['HEAD'] as const) : [])],

@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import type { Config } from '../config';
 import type { ErrorCode } from '../errors/error-catalogue';
 import type { ApiTag } from './api-tags';
 import type { LazySchema } from '../validation/lazy-schema';
@@ -68,6 +69,12 @@ export interface HttpEndpoint<TServices> {
   success: SuccessAnswer;
   /** Codes this endpoint answers with besides those every endpoint shares (`sharedProblemCodes`). */
   problems: readonly ErrorCode[];
+  /**
+   * For an endpoint a setting switches off: false leaves it unregistered, and the catch-all's 405
+   * and `OPTIONS` answers leave its route out, so every method gets the 404 of an unknown path and
+   * nothing tells a switched-off endpoint from none. Absent: always served.
+   */
+  servedWhen?: (config: Config) => boolean;
   /** Typed precisely where it is declared (`httpEndpoint`); here any endpoint's fits. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler: (scope: EndpointScope<any, any>, services: TServices) => Promise<EndpointResult>;
@@ -96,6 +103,11 @@ export function httpEndpoint<TServices>() {
 /** True when the endpoint needs a signed-in caller. */
 export function isAuthenticated(endpoint: Pick<HttpEndpoint<unknown>, 'access'>): boolean {
   return endpoint.access !== 'public';
+}
+
+/** True when `endpoint` is served under `config` (`servedWhen`). */
+export function isServed(endpoint: Pick<HttpEndpoint<unknown>, 'servedWhen'>, config: Config): boolean {
+  return endpoint.servedWhen?.(config) ?? true;
 }
 
 /** The catch-all: every path and method no endpoint matches (404, 405 with `Allow`, `OPTIONS`). */

@@ -229,20 +229,28 @@ describe('the API reference page in production', () => {
     await azurite?.stop();
   });
 
-  it('answers 404 without API_DOCS_IN_PRODUCTION, the same problem as an unknown path, for the page and its viewer', async () => {
+  it('answers 404 without API_DOCS_IN_PRODUCTION, the same problem as an unknown path, for the page and its viewer, to every method', async () => {
     const host = await startLocalHost(productionSettings(azurite, workDir));
     try {
       const port = Number(new URL(host.baseUrl).port);
-      const get = (pathname: string) => rawExchange({ port }, `GET ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
-      const [pageAnswer, viewerAnswer, unknownAnswer] = await Promise.all([get(API_REFERENCE_PATHS.page), get(API_REFERENCE_PATHS.viewer), get('/api/no-such-page')]);
+      const ask = (method: string, pathname: string) =>
+        rawExchange({ port }, `${method} ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
       const shape = (answer: { status: number; headers: Record<string, string>; body: string }) => {
         const { traceId, ...body } = JSON.parse(answer.body) as Record<string, unknown>;
         expect(traceId).toMatch(/^[0-9a-f]{32}$/);
-        return { status: answer.status, contentType: answer.headers['content-type'], policy: answer.headers['content-security-policy'], body };
+        return { status: answer.status, contentType: answer.headers['content-type'], policy: answer.headers['content-security-policy'], allow: answer.headers['allow'], body };
       };
-      expect(shape(pageAnswer)).toEqual(shape(unknownAnswer));
-      expect(shape(viewerAnswer)).toEqual(shape(unknownAnswer));
-      expect(shape(unknownAnswer)).toMatchObject({ status: 404, contentType: 'application/problem+json', policy: undefined, body: { code: 'not_found' } });
+      // A wrong method on a switched-off page must not answer 405 with `Allow`: that would tell it is there.
+      for (const method of ['GET', 'POST', 'DELETE', 'OPTIONS']) {
+        const [pageAnswer, viewerAnswer, unknownAnswer] = await Promise.all([
+          ask(method, API_REFERENCE_PATHS.page),
+          ask(method, API_REFERENCE_PATHS.viewer),
+          ask(method, '/api/no-such-page'),
+        ]);
+        expect(shape(pageAnswer), method).toEqual(shape(unknownAnswer));
+        expect(shape(viewerAnswer), method).toEqual(shape(unknownAnswer));
+        expect(shape(unknownAnswer), method).toMatchObject({ status: 404, contentType: 'application/problem+json', policy: undefined, allow: undefined, body: { code: 'not_found' } });
+      }
     } finally {
       await host.stop();
     }
