@@ -1,35 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { insertAccountNotice } from '../../messages/account-notice-store';
 import { insertUser } from '../../users/user-store';
 import { adultUser, childUser, numberedId } from '../../../test/contract/store-fixtures';
-import type { Database } from '../database';
-import { migrateDatabase, migrationsFor } from '../migrate';
-import { createSqliteDatabase } from '../sqlite-database';
+import { sqliteMigrationUnderTest, type MigrationUnderTest } from '../../../test/helpers/sqlite-migration-kit';
 
 const NOW = '2031-06-01T08:00:00.000Z';
 const LEASE = '2031-06-01T08:01:00.000Z';
-let directory: string | undefined;
-let db: Database | undefined;
+let underTest: MigrationUnderTest | undefined;
 
 afterEach(async () => {
-  await db?.close();
-  if (directory) rmSync(directory, { recursive: true, force: true });
+  await underTest?.dispose();
 });
 
 const COLUMNS = 'noticeId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, createdAt, updatedAt';
 
 describe('migration 0019-notice-delivery-ledger (SQLite)', () => {
   it("gives existing rows their notice's recipient and no first send, keeps every other column, holds the references, and goes back", async () => {
-    directory = mkdtempSync(path.join(tmpdir(), 'migration-0019-'));
-    db = createSqliteDatabase(path.join(directory, 'db.sqlite'));
-    await migrateDatabase(db);
-    const migration = migrationsFor('sqlite').find((definition) => definition.name === '0019-notice-delivery-ledger');
-    if (!migration?.down) throw new Error('0019 must be revertible');
-    const opened = db;
-    const { up, down } = { up: migration.up, down: migration.down };
+    underTest = await sqliteMigrationUnderTest('0019-notice-delivery-ledger');
+    const { db: opened, migration } = underTest;
+    const { up, down } = migration;
     await opened.transaction((tx) => down(tx));
 
     const parent = adultUser(1, { email: 'parent@example.test' });
