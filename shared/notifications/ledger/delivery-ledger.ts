@@ -11,8 +11,9 @@ import { ANNOUNCEMENT_LEDGER, finishLeasedRow, releaseLeasedRow, rowParams, type
  * - a `pending` row whose lease ran out (a crash, or a failed attempt that released it) is claimed
  *   again, and `attempts` counts the claims;
  * - a `pending` row under someone else's live lease is left to them (`busy`).
- * The rules a row keeps once claimed are every ledger's (`leased-rows.ts`); the batched claim and
- * result statements below are this ledger's own.
+ * The rules a row keeps once claimed are every ledger's (`leased-rows.ts`); the batched claim, result,
+ * renewal and release statements below take the ledger they run on (default: this one), so the account
+ * notices' (`AccountNoticeDeliveries`, `NOTICE_LEDGER`) are claimed and written by the very same ones.
  * What stays possible is the at-least-once gap every queue has: a crash after the provider accepted
  * a message but before its row was finished. SMS and e-mail close it with ACS's repeatable requests
  * (`send-repeatability.ts`: the row's own request id and recorded first-sent time, so the resend is
