@@ -13,9 +13,9 @@ import { DEFAULT_PREFERENCES, readPreferences, updatePreferences } from '../../s
 import { isActiveUser, registerPushToken } from '../../shared/users/push-tokens';
 import type { Announcement, AnnouncementStatus } from '../../shared/announcements/announcement';
 import { findAnnouncementById } from '../../shared/announcements/announcement-store';
-import { claimDelivery, finishDelivery } from '../../shared/notifications/ledger/delivery-ledger';
+import { claimDeliveries, claimDelivery, finishDeliveries, finishDelivery } from '../../shared/notifications/ledger/delivery-ledger';
 import { markEmailHardBounce } from '../../shared/notifications/channels/email-hard-bounces';
-import { claimNoticeDelivery, finishNoticeDelivery } from '../../shared/notifications/ledger/notice-deliveries';
+import { NOTICE_LEDGER } from '../../shared/notifications/ledger/leased-rows';
 import { recordChildLockedNotice } from '../../shared/messages/account-notices';
 import { clearProviderSmsOptOut, recordProviderSmsOptOut } from '../../shared/notifications/channels/sms-opt-outs';
 import { changePreferences, registerDevice } from '../../shared/notifications/preferences/notification-settings';
@@ -402,8 +402,9 @@ export function describeAccountErasureContract(name: string, factory: TestDataba
       const notice = await db.transaction((tx) =>
         recordChildLockedNotice(tx, { parentId: parent.id, childId: child.id, lockedAt: NOW }, { clock: manualClock(NOW), random: cryptoRandom }),
       );
-      expect(await claimNoticeDelivery(db, { noticeId: notice.id, channel: 'email' }, NOW, isoAfter(NOW, 60_000))).toBe('claimed');
-      await finishNoticeDelivery(db, { noticeId: notice.id, channel: 'email' }, { result: 'accepted', providerMessageId: 'provider-op-2' }, isoAfter(NOW, 2000));
+      const noticeEmail = { announcementId: notice.id, userId: parent.id, channel: 'email' as const };
+      expect(await claimDeliveries(db, [noticeEmail], NOW, isoAfter(NOW, 60_000), NOTICE_LEDGER)).toEqual(['claimed']);
+      await finishDeliveries(db, db.dialect, notice.id, 'email', [{ userId: parent.id, result: 'accepted', providerMessageId: 'provider-op-2' }], isoAfter(NOW, 2000), NOTICE_LEDGER);
       await markEmailHardBounce(db, String(parent.email), 'Bounced', isoAfter(NOW, 3000));
       await markEmailHardBounce(db, 'someone-else@example.test', 'Bounced', isoAfter(NOW, 3000));
 

@@ -13,14 +13,10 @@ import { lazyDatabase } from '../../shared/db/lazy-database';
 import { createShutdown, type Shutdown } from '../../shared/lifecycle/shutdown';
 import { createLogger } from '../../shared/logging/logger';
 import { findNoticeById, findOwedNotices, insertAccountNotice, markNoticeEnqueued, markNoticeOwed } from '../../shared/messages/account-notice-store';
-import {
-  claimNoticeDelivery,
-  failPendingNoticeDeliveries,
-  finishNoticeDelivery,
-  listNoticeDeliveries,
-  releaseNoticeDelivery,
-  resetPoisonedNoticeDeliveries,
-} from '../../shared/notifications/ledger/notice-deliveries';
+import { claimDeliveries, finishDeliveries, releaseDelivery, renewDeliveryLeases } from '../../shared/notifications/ledger/delivery-ledger';
+import { NOTICE_LEDGER } from '../../shared/notifications/ledger/leased-rows';
+import { failPendingNoticeDeliveries, listNoticeDeliveries, resetPoisonedNoticeDeliveries } from '../../shared/notifications/ledger/notice-deliveries';
+import { clearSendStart, markSendStarts, restartSendStart } from '../../shared/notifications/ledger/send-repeatability';
 import { enqueueOwedNotices } from '../../shared/messages/account-notices';
 import { inMemoryNoticeQueue } from '../../shared/messages/notice-queue';
 import { pushTokensOfUser, registerPushToken } from '../../shared/users/push-tokens';
@@ -35,7 +31,7 @@ import type { TestDatabaseFactory } from './test-databases';
 
 /**
  * Account notices (`shared/notifications/jobs/handle-notice-message.ts`) and a child's activity on each engine: the
- * outbox rows and their catch-up, the per-channel ledger's claims, the lock that makes exactly one
+ * outbox rows and their catch-up, the per-channel ledger under the delivery engine's statements, the lock that makes exactly one
  * notice however many sign-ins see the tenth failure, and the activity's keyset pages.
  */
 
@@ -112,31 +108,46 @@ export function describeAccountNoticesContract(name: string, factory: TestDataba
       expect(await findOwedNotices(db, isoAfter(T0, 60_000), 10)).toEqual([]);
     });
 
-    it('claims a channel once: busy under a live lease, claimed again after a release or the lease, done once finished', async () => {
+    it("runs the delivery engine's statements on the notices' ledger: claims, results, releases, leases, send starts", async () => {
       const db = database();
       const { parentId, childId } = await seedFamily(db, 3);
       const noticeId = numberedId(93, 'a');
       await insertAccountNotice(db, { id: noticeId, kind: 'child_locked', recipientUserId: parentId, subjectUserId: childId, eventAt: T0, createdAt: T0 });
-      const push = { noticeId, channel: 'push' as const };
-      const email = { noticeId, channel: 'email' as const };
+      const push = { announcementId: noticeId, userId: parentId, channel: 'push' as const };
+      const email = { announcementId: noticeId, userId: parentId, channel: 'email' as const };
       const lease = isoAfter(T0, 60_000);
-      expect(await claimNoticeDelivery(db, push, T0, lease)).toBe('claimed');
-      expect(await claimNoticeDelivery(db, push, isoAfter(T0, 1000), lease)).toBe('busy');
-      expect(await claimNoticeDelivery(db, push, lease, isoAfter(lease, 60_000))).toBe('claimed');
-      await finishNoticeDelivery(db, push, { result: 'success', providerMessageId: 'ticket-1' }, isoAfter(lease, 5));
-      expect(await claimNoticeDelivery(db, push, isoAfter(lease, 10), isoAfter(lease, 70_000))).toBe('done');
+      expect(await claimDeliveries(db, [push, { ...email, plannedMessageId: 'op-1' }], T0, lease, NOTICE_LEDGER)).toEqual(['claimed', 'claimed']);
+      expect(await claimDeliveries(db, [push], isoAfter(T0, 1000), lease, NOTICE_LEDGER)).toEqual(['busy']);
+      // A long delivery renews its own leases (the rows of its recipient under the lease it set: both
+      // channels here); a crashed one's row comes free when the lease ends.
+      const longer = isoAfter(lease, 20_000);
+      expect(await renewDeliveryLeases(db, db.dialect, noticeId, [push], lease, longer, isoAfter(T0, 20_000), NOTICE_LEDGER)).toBe(2);
+      expect(await claimDeliveries(db, [push], longer, isoAfter(longer, 60_000), NOTICE_LEDGER)).toEqual(['claimed']);
+      const written = await finishDeliveries(db, db.dialect, noticeId, 'push', [{ userId: parentId, result: 'success', providerMessageId: 'ticket-1' }], isoAfter(longer, 5), NOTICE_LEDGER);
+      expect(written).toBe(1);
+      // A result is never replaced.
+      expect(await finishDeliveries(db, db.dialect, noticeId, 'push', [{ userId: parentId, result: 'provider_error' }], isoAfter(longer, 6), NOTICE_LEDGER)).toBe(0);
+      expect(await claimDeliveries(db, [push], isoAfter(longer, 10), isoAfter(longer, 70_000), NOTICE_LEDGER)).toEqual(['done']);
 
-      expect(await claimNoticeDelivery(db, email, T0, lease, 'op-1')).toBe('claimed');
-      await releaseNoticeDelivery(db, email, 'http_503', isoAfter(T0, 10));
-      expect(await claimNoticeDelivery(db, email, isoAfter(T0, 20), lease, 'op-1')).toBe('claimed');
+      // The e-mail's first send is marked before it goes, kept on a resend, forgotten when the provider refused it.
+      const sentAt = isoAfter(T0, 5);
+      expect(await markSendStarts(db, db.dialect, noticeId, [email], sentAt, NOTICE_LEDGER)).toEqual(new Map([[`${parentId}/email`, sentAt]]));
+      expect(await markSendStarts(db, db.dialect, noticeId, [email], isoAfter(T0, 8), NOTICE_LEDGER)).toEqual(new Map([[`${parentId}/email`, sentAt]]));
+      await releaseDelivery(db, email, isoAfter(T0, 10), 'http_503', NOTICE_LEDGER);
+      expect(await claimDeliveries(db, [{ ...email, plannedMessageId: 'op-2' }], isoAfter(T0, 20), lease, NOTICE_LEDGER)).toEqual(['claimed']);
       expect(await listNoticeDeliveries(db, noticeId)).toEqual([
-        { noticeId, channel: 'email', result: 'pending', attempts: 2, providerCode: 'http_503', providerMessageId: 'op-1', claimedUntil: lease },
-        { noticeId, channel: 'push', result: 'success', attempts: 2, providerCode: null, providerMessageId: 'ticket-1', claimedUntil: null },
+        // Claimed twice; the provider id planned at the first claim stays.
+        { noticeId, userId: parentId, channel: 'email', result: 'pending', attempts: 2, providerCode: 'http_503', providerMessageId: 'op-1', claimedUntil: lease, firstSentAt: sentAt },
+        { noticeId, userId: parentId, channel: 'push', result: 'success', attempts: 2, providerCode: null, providerMessageId: 'ticket-1', claimedUntil: null, firstSentAt: null },
       ]);
+      await clearSendStart(db, email, NOTICE_LEDGER);
+      expect((await listNoticeDeliveries(db, noticeId))[0]?.firstSentAt).toBeNull();
+      await restartSendStart(db, email, isoAfter(T0, 30), NOTICE_LEDGER);
+      expect((await listNoticeDeliveries(db, noticeId))[0]?.firstSentAt).toBe(isoAfter(T0, 30));
       // The last try: a row under a live lease is left to its holder; once the lease ran out it is failed.
       expect(await failPendingNoticeDeliveries(db, noticeId, 'poisoned', isoAfter(T0, 30))).toBe(0);
       expect(await failPendingNoticeDeliveries(db, noticeId, 'poisoned', lease)).toBe(1);
-      await finishNoticeDelivery(db, email, { result: 'accepted' }, isoAfter(lease, 1));
+      expect(await finishDeliveries(db, db.dialect, noticeId, 'email', [{ userId: parentId, result: 'accepted' }], isoAfter(lease, 1), NOTICE_LEDGER)).toBe(0);
       expect((await listNoticeDeliveries(db, noticeId)).map((row) => [row.channel, row.result, row.providerCode])).toEqual([
         ['email', 'failed', 'poisoned'],
         ['push', 'success', null],
@@ -148,7 +159,9 @@ export function describeAccountNoticesContract(name: string, factory: TestDataba
         ['email', 'pending', null, null],
         ['push', 'success', null, null],
       ]);
-      expect(await claimNoticeDelivery(db, email, isoAfter(lease, 4), isoAfter(lease, 60_000), 'op-1')).toBe('claimed');
+      expect(await claimDeliveries(db, [email], isoAfter(lease, 4), isoAfter(lease, 60_000), NOTICE_LEDGER)).toEqual(['claimed']);
+      // The announcements' ledger is another table: the notice's rows are not in it.
+      expect(await db.query('SELECT userId FROM NotificationDeliveries WHERE announcementId = @noticeId', { noticeId })).toEqual([]);
     });
 
     it('makes a notice owed again after its message gave out, so the catch-up finds it', async () => {

@@ -48,7 +48,16 @@ const smsSent = (messageId: string, tag?: string): SmsDelivery => ({
   enableDeliveryReport: true,
   tag,
 });
-const emailSent = (operationId: string): EmailDelivery => ({ senderAddress: SENDER, to: EMAIL, subject: 't', plainText: 'b', operationId, end: 'Succeeded' });
+const emailSent = (operationId: string): EmailDelivery => ({
+  senderAddress: SENDER,
+  to: EMAIL,
+  subject: 't',
+  plainText: 'b',
+  operationId,
+  repeatabilityRequestId: undefined,
+  repeatabilityFirstSent: undefined,
+  end: 'Succeeded',
+});
 
 /**
  * What the delivery reports do to the stores: the ledger's `accepted` rows settled by

@@ -193,9 +193,9 @@ describe('GET /api/v1/me/export', () => {
       { noticeId, strangerId: stranger.userId, kidId, at },
     );
     write(
-      `INSERT INTO AccountNoticeDeliveries (noticeId, channel, result, attempts, providerMessageId, createdAt, updatedAt)
-       VALUES (@noticeId, 'email', 'accepted', 1, 'canary-provider-operation', @at, @at)`,
-      { noticeId, at },
+      `INSERT INTO AccountNoticeDeliveries (noticeId, userId, channel, result, attempts, providerMessageId, createdAt, updatedAt)
+       VALUES (@noticeId, @strangerId, 'email', 'accepted', 1, 'canary-provider-operation', @at, @at)`,
+      { noticeId, strangerId: stranger.userId, at },
     );
     write('INSERT INTO EmailHardBounces (email, providerCode, bouncedAt) VALUES (@email, @code, @at)', { email: STRANGER_EMAIL, code: 'Bounced', at });
 

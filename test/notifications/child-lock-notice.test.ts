@@ -9,6 +9,7 @@ import type { PoisonQueue } from '../../shared/notifications/jobs/poison-queue';
 import { redrivePoison, type RedriveEntry } from '../../shared/notifications/jobs/redrive-poison';
 import { findNoticeById } from '../../shared/messages/account-notice-store';
 import { listNoticeDeliveries } from '../../shared/notifications/ledger/notice-deliveries';
+import { repeatabilityRequestId } from '../../shared/notifications/ledger/send-repeatability';
 import { enqueueOwedNotices } from '../../shared/messages/account-notices';
 import type { NoticeMessage } from '../../shared/messages/notice-message';
 import { inMemoryNoticeQueue } from '../../shared/messages/notice-queue';
@@ -184,7 +185,20 @@ describe('the delivery', () => {
     expect(f.providers.calls.push).toHaveLength(1);
     expect(f.providers.calls.email).toHaveLength(1);
     expect(lines('account notice delivered')).toHaveLength(2);
-    expect(lines('account notice delivery').every((l) => l.recipientUserId === parent.user.id && typeof l.channel === 'string')).toBe(true);
+    // The engine's lines, naming the notice (never the child's name, an address or a token).
+    const attempts = lines('delivery attempt').sort((a, b) => String(a.channel).localeCompare(String(b.channel)));
+    expect(attempts).toEqual([
+      expect.objectContaining({ level: 'info', noticeId: message.notice.id, recipientUserId: parent.user.id, channel: 'email', result: 'accepted' }),
+      expect.objectContaining({ level: 'info', noticeId: message.notice.id, recipientUserId: parent.user.id, channel: 'push', result: 'success' }),
+    ]);
+    expect(attempts.some((line) => 'announcementId' in line)).toBe(false);
+    // The e-mail went as a repeatable request: the row's own id and the first-sent time its row recorded.
+    const [row] = await listNoticeDeliveries(f.db, message.notice.id);
+    expect(row?.firstSentAt).toEqual(expect.any(String));
+    expect(f.providers.calls.email[0]?.repeatability).toEqual({
+      requestId: repeatabilityRequestId({ announcementId: message.notice.id, userId: parent.user.id, channel: 'email' }),
+      firstSent: new Date(String(row?.firstSentAt)),
+    });
   });
 
   it('retries only the channel a transient error left owed; after the last try the notice is owed again and the catch-up sends it', async () => {

@@ -2,7 +2,6 @@ import type { DeliveryContext } from '../engine/delivery-context';
 import type { DeliveryKey } from '../ledger/delivery-ledger';
 import { reportOutcomeUnknown, reportRetry, type DeliveryFacts } from '../engine/delivery-report';
 import { markEmailHardBounce } from './email-hard-bounces';
-import { emailOperationId } from '../ledger/email-operation-id';
 import { OPERATION_NOT_FOUND } from '../providers/acs-email-operation';
 import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type EmailMessage } from '../../ports/delivery';
 import type { Recipient } from '../engine/recipients';
@@ -15,20 +14,21 @@ import { repeatabilityRequestId, restartSendStart, type SendStart } from '../led
  * is never tried again. A row first sent too long ago for ACS to recognise a resend is not sent
  * blindly: its operation (whose id the row chose) says what became of it.
  */
-export async function deliverEmail(ctx: DeliveryContext, recipient: Recipient): Promise<void> {
+export async function deliverEmail(ctx: DeliveryContext, recipient: Pick<Recipient, 'userId' | 'email'>): Promise<void> {
   const email = recipient.email;
   if (email === null) return;
   // Stopping: nothing new is sent; the batch gives the row back (it is still held).
   if (ctx.stopping) return;
   const key = ctx.key(recipient.userId, 'email');
-  const facts = { announcementId: ctx.announcement.id, recipientUserId: recipient.userId, channel: 'email' as const };
+  const facts = ctx.facts(recipient.userId, 'email');
   const start = await ctx.startSend(key);
   if (!start) {
     ctx.settledElsewhere(key);
     return;
   }
   const { title, body } = ctx.announcement;
-  const message: OperationEmail = { to: email, subject: title, text: body, announcementId: ctx.announcement.id, operationId: emailOperationId(key) };
+  const announcementId = ctx.announcementId;
+  const message: OperationEmail = { to: email, subject: title, text: body, ...(announcementId === undefined ? {} : { announcementId }), operationId: ctx.emailOperationId(key) };
   if (start.kind === 'expired') {
     await outcomeUnknown(ctx, key, facts, message);
     return;
@@ -88,7 +88,7 @@ async function outcomeUnknown(ctx: DeliveryContext, key: DeliveryKey, facts: Del
       }
       reportOutcomeUnknown(ctx.deps, facts, 'sent_again');
       const now = ctx.now();
-      await restartSendStart(ctx.db, key, now.toISOString());
+      await restartSendStart(ctx.db, key, now.toISOString(), ctx.ledger);
       await send(ctx, key, facts, message, { kind: 'first', repeatability: { requestId: repeatabilityRequestId(key), firstSent: now } });
     }
   }

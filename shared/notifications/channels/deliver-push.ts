@@ -24,7 +24,7 @@ export const PUSH_BATCH_LIMIT = 100;
  * ends, or the failing invocation releases them) and the redelivered message sends them again. A
  * user whose devices span two requests is settled by the first success, or once every device answered.
  */
-export async function deliverPush(ctx: DeliveryContext, recipients: readonly Recipient[]): Promise<void> {
+export async function deliverPush(ctx: DeliveryContext, recipients: readonly Pick<Recipient, 'userId' | 'pushTokens'>[]): Promise<void> {
   const devices = recipients.flatMap((recipient) => recipient.pushTokens.map((token) => ({ userId: recipient.userId, token })));
   if (devices.length === 0) return;
   const progress = new PushProgress(devices);
@@ -34,12 +34,13 @@ export async function deliverPush(ctx: DeliveryContext, recipients: readonly Rec
 }
 
 async function sendChunk(ctx: DeliveryContext, chunk: readonly Device[], progress: PushProgress): Promise<void> {
-  const { title, body, id: announcementId } = ctx.announcement;
+  const { title, body } = ctx.announcement;
+  const data = ctx.subject.pushData;
   const sentAt = ctx.now().toISOString();
   const answered: AnsweredDevice[] = [];
   let pending = [...chunk];
   for (let tries = 1; pending.length > 0; tries += 1) {
-    const messages: PushMessage[] = pending.map((device) => ({ to: device.token, title, body, data: { announcementId } }));
+    const messages: PushMessage[] = pending.map((device) => ({ to: device.token, title, body, data }));
     const answers = await ctx.deps.providers.push.send(messages);
     if (answers.length !== messages.length) throw new Error(`push provider answered ${answers.length} outcomes for ${messages.length} messages`);
     const firstTransient = answers.find(isTransient);
@@ -51,7 +52,7 @@ async function sendChunk(ctx: DeliveryContext, chunk: readonly Device[], progres
       else answered.push({ device, outcome, tries });
     });
     if (retry.length === 0 || delayMs === undefined || !firstTransient) break;
-    reportRetry(ctx.deps, { announcementId, channel: 'push' }, 'code' in firstTransient ? firstTransient.code : 'unknown', tries, delayMs);
+    reportRetry(ctx.deps, { ...ctx.subject.facts, channel: 'push' }, 'code' in firstTransient ? firstTransient.code : 'unknown', tries, delayMs);
     await ctx.deps.sleep(delayMs);
     pending = retry;
   }
@@ -61,18 +62,20 @@ async function sendChunk(ctx: DeliveryContext, chunk: readonly Device[], progres
 /** Writes one request's answers (one transaction), then logs them and removes stale tokens. */
 async function recordAnswers(ctx: DeliveryContext, answered: readonly AnsweredDevice[], settled: readonly UserPushResult[], sentAt: string): Promise<void> {
   const finished = settled.filter((user): user is Extract<UserPushResult, { kind: 'final' }> => user.kind === 'final');
-  const tickets = ctx.deps.providers.push.checkReceipts ? ticketsOf(ctx, answered, sentAt) : [];
+  const announcementId = ctx.announcementId;
+  // Only an announcement's pushes keep their tickets (`PushTickets` rows name an announcement).
+  const tickets = ctx.deps.providers.push.checkReceipts && announcementId !== undefined ? ticketsOf(announcementId, answered, sentAt) : [];
   await ctx.finishAtOnce('push', finished.map(ledgerRowOf), (tx) => recordPushTickets(tx, ctx.db.dialect, tickets));
 
   for (const { device, outcome } of answered) {
     reportPushMessage(ctx.deps, outcome);
     if (outcome.result !== 'stale_token') continue;
     await removeStalePushToken(ctx.db, device.token, sentAt);
-    reportStaleToken(ctx.deps, { announcementId: ctx.announcement.id, recipientUserId: device.userId }, outcome.code);
+    reportStaleToken(ctx.deps, { ...ctx.subject.facts, recipientUserId: device.userId }, outcome.code);
   }
   for (const user of settled) {
     const key = ctx.key(user.userId, 'push');
-    const facts = { announcementId: ctx.announcement.id, recipientUserId: user.userId, channel: 'push' as const };
+    const facts = ctx.facts(user.userId, 'push');
     if (user.kind === 'postpone') {
       await ctx.postpone(key, user.providerCode, facts, user.tries);
       continue;
@@ -88,11 +91,11 @@ function ledgerRowOf(user: { userId: string; result: DeliveryResult; providerCod
 }
 
 /** The accepted messages' tickets, whose receipts a later check reads (`check-push-receipts.ts`). */
-function ticketsOf(ctx: DeliveryContext, answered: readonly AnsweredDevice[], sentAt: string): PushTicket[] {
+function ticketsOf(announcementId: string, answered: readonly AnsweredDevice[], sentAt: string): PushTicket[] {
   const tickets: PushTicket[] = [];
   for (const { device, outcome } of answered) {
     if (outcome.result !== 'success' || !outcome.providerMessageId) continue;
-    tickets.push({ ticketId: outcome.providerMessageId, token: device.token, userId: device.userId, announcementId: ctx.announcement.id, sentAt });
+    tickets.push({ ticketId: outcome.providerMessageId, token: device.token, userId: device.userId, announcementId, sentAt });
   }
   return tickets;
 }

@@ -2,6 +2,7 @@ import type { ConcurrencyLimit } from '../../concurrency/concurrency-limit';
 import type { Database, SqlExecutor } from '../../db/database';
 import { claimDeliveries, finishDeliveries, releaseDelivery, type DeliveryKey, type DeliveryResult, type FinishedDelivery } from '../ledger/delivery-ledger';
 import { reportAttempt, type AttemptResult, type DeliveryFacts } from './delivery-report';
+import { announcementSubject, type DeliverySubject } from './delivery-subject';
 import { emailOperationId } from '../ledger/email-operation-id';
 import type { FanoutDeps } from './fanout-deps';
 import { DELIVERY_LEASE_MS, type HeldLeases } from '../ledger/lease-heartbeat';
@@ -9,8 +10,9 @@ import type { Channel, DeliveryOutcome } from '../../ports/delivery';
 import { SHUTDOWN_CODE } from '../providers/provider-http';
 import { clearSendStart, providerRefused, type SendStart } from '../ledger/send-repeatability';
 import { SendStarts } from '../ledger/send-starts';
+import type { LeasedLedger } from '../ledger/leased-rows';
 
-/** The announcement text a batch delivers; never logged. */
+/** The text a context delivers (an announcement's, or an account notice's) and its subject's id; never logged. */
 export interface AnnouncementContent {
   id: string;
   title: string;
@@ -38,6 +40,8 @@ type ProviderResult = { result: AttemptResult; providerCode?: string | undefined
 type DecidedResult = { result: 'opted_out'; providerCode: string } | { result: 'budget_exceeded' };
 
 /**
+ * The delivery engine, for an announcement's batch and an account notice alike (its subject names
+ * the ledger: the same statements run on either table).
  * The one writer of a batch's ledger results: every channel's final (or `accepted`) results go
  * through `finish` / `record` (group commit) or `finishAtOnce` (one provider request's answers
  * that must be durable before the next send), all in `finishDeliveries` statements.
@@ -61,13 +65,33 @@ export class DeliveryContext {
   private writeError: unknown;
   private timer: NodeJS.Timeout | undefined;
   private sendStarts: SendStarts | undefined;
+  /** The table of the rows this context claims and writes. */
+  readonly ledger: LeasedLedger;
 
   constructor(
     readonly deps: FanoutDeps,
     readonly db: Database,
     readonly limit: ConcurrencyLimit,
     readonly announcement: AnnouncementContent,
-  ) {}
+    readonly subject: DeliverySubject = announcementSubject(announcement.id),
+  ) {
+    this.ledger = subject.ledger;
+  }
+
+  /** The announcement delivered, if the subject is one (push tickets and e-mails name it). */
+  get announcementId(): string | undefined {
+    return 'announcementId' in this.subject.facts ? this.subject.facts.announcementId : undefined;
+  }
+
+  /** The facts of one row's log lines: the subject's id, the recipient, the channel. */
+  facts(userId: string, channel: Channel): DeliveryFacts {
+    return { ...this.subject.facts, recipientUserId: userId, channel };
+  }
+
+  /** The operation id of a row's e-mail, written with its claim and sent on every try. */
+  emailOperationId(key: DeliveryKey): string {
+    return emailOperationId({ announcementId: this.subject.operationIdSpace + key.announcementId, userId: key.userId });
+  }
 
   now(): Date {
     return this.deps.clock.now();
@@ -91,9 +115,9 @@ export class DeliveryContext {
     const now = this.now();
     // An e-mail's operation id is written with the claim, so its delivery report finds the row even
     // when it overtakes the send's answer.
-    const planned = keys.map((key) => (key.channel === 'email' ? { ...key, plannedMessageId: emailOperationId(key) } : key));
+    const planned = keys.map((key) => (key.channel === 'email' ? { ...key, plannedMessageId: this.emailOperationId(key) } : key));
     this.leaseUntil = new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString();
-    const claims = await claimDeliveries(this.db, planned, now.toISOString(), this.leaseUntil);
+    const claims = await claimDeliveries(this.db, planned, now.toISOString(), this.leaseUntil, this.ledger);
     const held: DeliveryKey[] = [];
     keys.forEach((key, index) => {
       const claim = claims[index];
@@ -104,7 +128,7 @@ export class DeliveryContext {
         this.count(key.channel, 'busy');
       }
     });
-    this.sendStarts = new SendStarts(this.db, this.deps.clock, this.announcement.id);
+    this.sendStarts = new SendStarts(this.db, this.deps.clock, this.announcement.id, this.ledger);
     return held;
   }
 
@@ -115,7 +139,7 @@ export class DeliveryContext {
    * @returns undefined when the row was settled meanwhile: nothing to send.
    */
   async startSend(key: DeliveryKey): Promise<SendStart | undefined> {
-    this.sendStarts ??= new SendStarts(this.db, this.deps.clock, this.announcement.id);
+    this.sendStarts ??= new SendStarts(this.db, this.deps.clock, this.announcement.id, this.ledger);
     const start = await this.sendStarts.start(key);
     if (start?.kind === 'resend' && key.channel !== 'push') this.resumedSends[key.channel] += 1;
     return start;
@@ -165,7 +189,7 @@ export class DeliveryContext {
     await this.db.transaction(
       async (tx) => {
         await alongside?.(tx);
-        await finishDeliveries(tx, this.db.dialect, this.announcement.id, channel, finished, now);
+        await finishDeliveries(tx, this.db.dialect, this.announcement.id, channel, finished, now, this.ledger);
       },
       { first: true },
     );
@@ -186,7 +210,7 @@ export class DeliveryContext {
         return;
       case 'provider_error':
         if (outcome.transient) {
-          if (providerRefused(outcome)) await clearSendStart(this.db, key);
+          if (providerRefused(outcome)) await clearSendStart(this.db, key, this.ledger);
           await this.postpone(key, outcome.code, facts, tries);
           return;
         }
@@ -224,7 +248,7 @@ export class DeliveryContext {
       this.db
         .transaction(async (tx) => {
           const now = this.now().toISOString();
-          for (const [channel, finished] of byChannel) await finishDeliveries(tx, this.db.dialect, this.announcement.id, channel, finished, now);
+          for (const [channel, finished] of byChannel) await finishDeliveries(tx, this.db.dialect, this.announcement.id, channel, finished, now, this.ledger);
         })
         .catch((error: unknown) => {
           this.writeError ??= error;
@@ -257,7 +281,7 @@ export class DeliveryContext {
 
   /** The row stays owed: give it back now for the redelivered message. */
   async release(key: DeliveryKey, providerCode?: string): Promise<void> {
-    await releaseDelivery(this.db, key, this.now().toISOString(), providerCode);
+    await releaseDelivery(this.db, key, this.now().toISOString(), providerCode, this.ledger);
     this.open.delete(idOf(key));
     this.count(key.channel, 'pending');
   }
@@ -273,7 +297,7 @@ export class DeliveryContext {
     const now = this.now().toISOString();
     try {
       await this.db.transaction(async (tx) => {
-        for (const key of keys) await releaseDelivery(tx, key, now);
+        for (const key of keys) await releaseDelivery(tx, key, now, undefined, this.ledger);
       });
     } catch {
       for (const key of keys) await this.release(key).catch(() => undefined);
@@ -287,7 +311,7 @@ export class DeliveryContext {
 
   /** The rows this invocation holds and their lease, for the lease heartbeat (`lease-heartbeat.ts`). */
   heldLeases(): HeldLeases {
-    return { announcementId: this.announcement.id, keys: () => [...this.open.values()], heldUntil: this.leaseUntil };
+    return { announcementId: this.announcement.id, keys: () => [...this.open.values()], heldUntil: this.leaseUntil, ledger: this.ledger };
   }
 
   /** True when something is still owed: the message must be delivered again. */

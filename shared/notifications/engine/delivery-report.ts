@@ -12,11 +12,13 @@ import type { Channel, DeliveryOutcome } from '../../ports/delivery';
  * an address, a phone number, a push token or the announcement's text.
  */
 
-export interface DeliveryFacts {
-  announcementId: string;
+/** What a delivery's lines name it by: its announcement, or the account notice it delivers. */
+export type SubjectFacts = { announcementId: string } | { noticeId: string };
+
+export type DeliveryFacts = SubjectFacts & {
   recipientUserId: string;
   channel: Channel;
-}
+};
 
 export type ReportDeps = Pick<FanoutDeps, 'logger' | 'telemetry'>;
 
@@ -78,7 +80,7 @@ export function reportPushMessage(deps: ReportDeps, outcome: DeliveryOutcome): v
  */
 export function reportRetry(
   deps: ReportDeps,
-  facts: Omit<DeliveryFacts, 'recipientUserId'> & { recipientUserId?: string },
+  facts: SubjectFacts & { channel: Channel; recipientUserId?: string },
   providerCode: string,
   failedTries: number,
   delayMs?: number,
@@ -99,7 +101,7 @@ export function reportBudgetExceeded(deps: ReportDeps, facts: DeliveryFacts): vo
 }
 
 /** A push token the push service no longer knows, removed (spec 6: "Stale push token removed"; no token in the line). */
-export function reportStaleToken(deps: ReportDeps, facts: Omit<DeliveryFacts, 'channel'>, providerCode: string): void {
+export function reportStaleToken(deps: ReportDeps, facts: SubjectFacts & { recipientUserId: string }, providerCode: string): void {
   deps.logger.warn({ ...facts, channel: 'push', providerCode }, 'stale push token removed');
 }
 

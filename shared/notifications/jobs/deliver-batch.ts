@@ -5,7 +5,8 @@ import { deliverSms } from '../channels/deliver-sms';
 import { DeliveryContext, type AnnouncementContent, type BatchTally } from '../engine/delivery-context';
 import type { FanoutDeps } from '../engine/fanout-deps';
 import { FanoutError } from '../engine/fanout-error';
-import { startLeaseHeartbeat, type LeaseHeartbeat } from '../ledger/lease-heartbeat';
+import { deliverClaimed } from '../engine/deliver-claimed';
+import type { DeliveryKey } from '../ledger/delivery-ledger';
 import { errorFields } from '../../logging/logger';
 import type { Channel } from '../../ports/delivery';
 import { channelsFor, recipientsOfBatch, type Recipient } from '../engine/recipients';
@@ -63,13 +64,7 @@ async function deliverTrackedBatch(
   const ctx = new DeliveryContext(deps, db, new ConcurrencyLimit(deps.concurrency), announcement);
   const byUser = new Map(recipients.map((recipient) => [recipient.userId, recipient]));
   const planned = recipients.flatMap((recipient) => channelsFor(recipient, channels).map((channel) => ctx.key(recipient.userId, channel)));
-  let heartbeat: LeaseHeartbeat | undefined;
-  try {
-    const held = await ctx.claimAll(planned);
-    // Leases are short (a crashed batch's rows come free within a minute); a long batch renews its own.
-    heartbeat = startLeaseHeartbeat(db, deps.clock, ctx.heldLeases(), (error) =>
-      deps.logger.warn({ announcementId: announcement.id, errorCode: 'lease_renewal_failed', ...errorFields(error) }, 'delivery leases not renewed'),
-    );
+  const send = (held: DeliveryKey[]): Promise<void>[] => {
     const recipientsOn = (channel: Channel) =>
       held.filter((key) => key.channel === channel).map((key) => byUser.get(key.userId) as Recipient);
     const tasks: Promise<void>[] = [];
@@ -77,20 +72,11 @@ async function deliverTrackedBatch(
     if (push.length > 0) tasks.push(deliverPush(ctx, push));
     for (const recipient of recipientsOn('sms')) tasks.push(ctx.limit.run(() => deliverSms(ctx, recipient)));
     for (const recipient of recipientsOn('email')) tasks.push(ctx.limit.run(() => deliverEmail(ctx, recipient)));
-    const failure = (await Promise.allSettled(tasks)).find((settled) => settled.status === 'rejected');
-    await ctx.flush();
-    if (failure) throw failure.reason;
-    // Rows skipped because the instance is stopping are still held: give them back now.
-    if (ctx.stopping) await ctx.releaseAll();
-  } catch (error) {
-    await ctx.flush().catch(() => undefined);
-    await ctx.releaseAll();
-    throw error;
-  } finally {
-    // Stopped last: a renewal racing a release cannot take the row back, it only renews rows still
-    // under the lease this batch set, and a released row's lease has ended.
-    await heartbeat?.stop();
-  }
+    return tasks;
+  };
+  await deliverClaimed(ctx, planned, send, (error) =>
+    deps.logger.warn({ announcementId: announcement.id, errorCode: 'lease_renewal_failed', ...errorFields(error) }, 'delivery leases not renewed'),
+  );
   const summary = {
     announcementId: announcement.id,
     afterUserId: batch.afterUserId,

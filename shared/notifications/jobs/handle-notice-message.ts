@@ -1,28 +1,24 @@
 import { SIGN_IN_THROTTLE_POLICY } from '../../throttles/sign-in-throttle';
 import { errorCodeOf } from '../../background/background-handler';
 import { findChildById } from '../../children/child-account-store';
-import type { Database } from '../../db/database';
+import { ConcurrencyLimit } from '../../concurrency/concurrency-limit';
 import { errorFields } from '../../logging/logger';
 import { findUserById } from '../../users/user-store';
-import { isEmailHardBounced, markEmailHardBounce } from '../channels/email-hard-bounces';
-import { emailOperationId } from '../ledger/email-operation-id';
+import { deliverEmail } from '../channels/deliver-email';
+import { deliverPush } from '../channels/deliver-push';
+import { isEmailHardBounced } from '../channels/email-hard-bounces';
+import { deliverClaimed } from '../engine/deliver-claimed';
+import { DeliveryContext, type BatchTally } from '../engine/delivery-context';
+import type { DeliverySubject } from '../engine/delivery-subject';
 import type { FanoutDeps } from '../engine/fanout-deps';
-import { FanoutError, ProviderDeliveryError } from '../engine/fanout-error';
-import { DELIVERY_LEASE_MS } from '../ledger/lease-heartbeat';
-import type { DeliveryOutcome } from '../../ports/delivery';
+import { FanoutError } from '../engine/fanout-error';
+import { NOTICE_LEDGER } from '../ledger/leased-rows';
 import { POISONED_PROVIDER_CODE } from '../ledger/poisoned-deliveries';
-import { pushTokensOfUser, removeStalePushToken } from '../../users/push-tokens';
+import { pushTokensOfUser } from '../../users/push-tokens';
 import { findNoticeById, markNoticeOwed, type AccountNotice } from '../../messages/account-notice-store';
-import {
-  claimNoticeDelivery,
-  failPendingNoticeDeliveries,
-  finishNoticeDelivery,
-  releaseNoticeDelivery,
-  type NoticeChannel,
-  type NoticeDeliveryResult,
-} from '../ledger/notice-deliveries';
+import { failPendingNoticeDeliveries, type NoticeChannel, type NoticeDeliveryResult } from '../ledger/notice-deliveries';
 import type { NoticeMessage } from '../../messages/notice-message';
-import { noticeText, type NoticeText } from './notice-text';
+import { noticeText } from './notice-text';
 
 /**
  * What became of a notice on each channel it could use; `skipped` names why nothing was sent;
@@ -49,8 +45,10 @@ type ChannelOutcome = NoticeDeliveryResult | 'done' | 'owed';
 /**
  * Handles an account notice's message of the `notification-fanout` queue: reads the notice, the
  * child and the parent, composes the text (the child's name and what to do) and delivers it to the
- * parent by push (every device, one request) and e-mail, each channel claimed in the notice's
- * ledger first, so a redelivered message never sends twice. A safety notice is sent whatever the
+ * parent by push (every device) and e-mail through the delivery engine, as an announcement's batch
+ * is delivered: each channel's row of the notice's ledger claimed first, so a redelivered message
+ * never sends twice, the e-mail under its row's repeatable request and first-sent mark, every result
+ * written by the engine's one writer. A safety notice is sent whatever the
  * parent's announcement preferences say; a hard-bounced address is never tried. Nothing is sent
  * when the lock it reports is gone (a new PIN was set) or the child was deleted.
  * Deliveries still owed (a transient provider error, a row held by another invocation) throw
@@ -60,7 +58,8 @@ type ChannelOutcome = NoticeDeliveryResult | 'done' | 'owed';
  * `NOTICE_GIVE_UP_MS`. A notice older than that, or one that cannot go back (no such notice; the
  * database failing too), is poisoned: its owed rows become `failed` / `poisoned` (an error line)
  * and the message goes to the poison queue, from which `npm run redrive-poison` sends it again.
- * Log lines carry ids, channels and results only: never the name, an address or a token.
+ * Log lines carry ids, channels and results only: never the name, an address or a token (each
+ * channel's `delivery attempt` line names the notice by `noticeId`).
  */
 export async function handleNoticeMessage(message: NoticeMessage, deps: FanoutDeps, attempt: { lastAttempt: boolean }): Promise<NoticeResult> {
   const { id } = message.notice;
@@ -138,125 +137,61 @@ async function deliverNotice(noticeId: string, deps: FanoutDeps): Promise<Notice
     secretKind: child.secretKind,
     failures: SIGN_IN_THROTTLE_POLICY.lockAfterFailures,
   });
-  const tokens = await pushTokensOfUser(db, parent.id);
-  const email = parent.email !== null && !(await isEmailHardBounced(db, parent.email)) ? parent.email : null;
-  const outcomes: Partial<Record<NoticeChannel, ChannelOutcome>> = {};
-  // Both channels at once: a slow e-mail provider does not hold the push back.
-  await Promise.all([
-    tokens.length > 0 ? pushNotice(db, deps, notice, tokens, text).then((outcome) => (outcomes.push = outcome)) : undefined,
-    email !== null ? emailNotice(db, deps, notice, email, text).then((outcome) => (outcomes.email = outcome)) : undefined,
-  ]);
-  for (const [channel, result] of Object.entries(outcomes)) {
-    if (result === 'owed' || result === 'done') continue;
-    deps.telemetry.trackEvent('notification.delivery', { channel, result });
-  }
-  const owed = Object.entries(outcomes).filter(([, result]) => result === 'owed').map(([channel]) => channel);
-  if (owed.length > 0) throw new FanoutError('delivery_incomplete', `The account notice is still owed on ${owed.join(', ')}.`);
-  const channels = outcomes as NoticeResult['channels'];
-  deps.logger.info({ ...facts, channels }, 'account notice delivered');
-  return { noticeId, channels };
-}
-
-/** Pushes the notice to every device of the parent in one request; delivered when any device took it. */
-async function pushNotice(db: Database, deps: FanoutDeps, notice: AccountNotice, tokens: readonly string[], text: NoticeText): Promise<ChannelOutcome> {
-  const key = { noticeId: notice.id, channel: 'push' as const };
-  const claimed = await claim(db, deps, key);
-  if (claimed !== 'claimed') return claimed;
-  const sentAt = deps.clock.now().toISOString();
-  let answers: DeliveryOutcome[];
-  try {
-    answers = await deps.providers.push.send(
-      tokens.map((to) => ({ to, title: text.title, body: text.body, data: { notice: notice.kind, childId: notice.subjectUserId } })),
-    );
-  } catch (error) {
-    await releaseNoticeDelivery(db, key, 'exception', deps.clock.now().toISOString());
-    throw error;
-  }
-  for (const [index, outcome] of answers.entries()) {
-    const token = tokens[index];
-    if (outcome.result === 'stale_token' && token !== undefined && (await removeStalePushToken(db, token, sentAt))) {
-      deps.logger.warn({ noticeId: notice.id, recipientUserId: notice.recipientUserId, channel: 'push', providerCode: outcome.code }, 'stale push token removed');
-    }
-  }
-  const took = answers.find((outcome) => outcome.result === 'success' || outcome.result === 'accepted');
-  if (took) return finish(db, deps, notice, 'push', { result: 'success', providerMessageId: 'providerMessageId' in took ? took.providerMessageId : undefined });
-  const transient = answers.find((outcome) => outcome.result === 'provider_error' && outcome.transient);
-  if (transient && transient.result === 'provider_error') return postpone(db, deps, notice, 'push', transient.code);
-  const refused = answers.find((outcome) => outcome.result === 'provider_error');
-  if (refused && refused.result === 'provider_error') return finish(db, deps, notice, 'push', { result: 'provider_error', providerCode: refused.code });
-  return finish(db, deps, notice, 'push', { result: 'stale_token', providerCode: 'DeviceNotRegistered' });
-}
-
-/** E-mails the notice, with an operation id derived from the notice, so a resend is the same operation. */
-async function emailNotice(db: Database, deps: FanoutDeps, notice: AccountNotice, to: string, text: NoticeText): Promise<ChannelOutcome> {
-  const key = { noticeId: notice.id, channel: 'email' as const };
-  const operationId = emailOperationId({ announcementId: `notice:${notice.id}`, userId: notice.recipientUserId });
-  const claimed = await claim(db, deps, key, operationId);
-  if (claimed !== 'claimed') return claimed;
-  let outcome: DeliveryOutcome;
-  try {
-    outcome = await deps.providers.email.send({ to, subject: text.title, text: text.body, operationId }, { tries: 0 });
-  } catch (error) {
-    await releaseNoticeDelivery(db, key, 'exception', deps.clock.now().toISOString());
-    throw error;
-  }
-  switch (outcome.result) {
-    case 'accepted':
-    case 'success':
-      return finish(db, deps, notice, 'email', { result: outcome.result, providerMessageId: outcome.providerMessageId ?? operationId });
-    case 'hard_bounce':
-      await markEmailHardBounce(db, to, outcome.code, deps.clock.now().toISOString());
-      return finish(db, deps, notice, 'email', { result: 'hard_bounce', providerCode: outcome.code });
-    case 'provider_error':
-      if (outcome.transient) return postpone(db, deps, notice, 'email', outcome.code);
-      return finish(db, deps, notice, 'email', { result: 'provider_error', providerCode: outcome.code });
-    case 'stale_token':
-      return finish(db, deps, notice, 'email', { result: 'provider_error', providerCode: outcome.code });
-  }
-}
-
-/** Claims the channel's row: `claimed` to send, `done` when an earlier try finished it, `owed` when another holds it. */
-async function claim(
-  db: Database,
-  deps: FanoutDeps,
-  key: { noticeId: string; channel: NoticeChannel },
-  plannedMessageId?: string,
-): Promise<'claimed' | 'done' | 'owed'> {
-  if (deps.shutdown.stopping.aborted) return 'owed';
-  const now = deps.clock.now();
-  const claimed = await claimNoticeDelivery(db, key, now.toISOString(), new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString(), plannedMessageId);
-  return claimed === 'busy' ? 'owed' : claimed;
-}
-
-async function finish(
-  db: Database,
-  deps: FanoutDeps,
-  notice: AccountNotice,
-  channel: NoticeChannel,
-  outcome: { result: NoticeDeliveryResult; providerCode?: string | undefined; providerMessageId?: string | undefined },
-): Promise<NoticeDeliveryResult> {
-  await finishNoticeDelivery(db, { noticeId: notice.id, channel }, outcome, deps.clock.now().toISOString());
-  const fields = {
-    noticeId: notice.id,
-    kind: notice.kind,
-    recipientUserId: notice.recipientUserId,
-    channel,
-    result: outcome.result,
-    ...(outcome.providerCode ? { providerCode: outcome.providerCode } : {}),
+  const recipient = {
+    userId: parent.id,
+    pushTokens: await pushTokensOfUser(db, parent.id),
+    // A hard-bounced address is never tried.
+    email: parent.email !== null && !(await isEmailHardBounced(db, parent.email)) ? parent.email : null,
   };
-  if (outcome.result === 'provider_error') {
-    const error = new ProviderDeliveryError(channel, outcome.providerCode ?? 'unknown');
-    deps.logger.error({ ...fields, errorCode: 'provider_error', ...errorFields(error) }, 'account notice delivery');
-  } else if (outcome.result === 'success' || outcome.result === 'accepted') {
-    deps.logger.info(fields, 'account notice delivery');
-  } else {
-    deps.logger.warn(fields, 'account notice delivery');
+  const channels = noticeChannelsOf(recipient);
+  // A stopping instance starts nothing: the message goes back at once, for another instance.
+  if (channels.length > 0 && deps.shutdown.stopping.aborted) throw new FanoutError('delivery_incomplete', 'The instance is shutting down; the account notice is still owed.');
+  const ctx = new DeliveryContext(deps, db, new ConcurrencyLimit(deps.concurrency), { id: notice.id, ...text }, noticeSubject(notice));
+  const planned = channels.map((channel) => ctx.key(parent.id, channel));
+  // Both channels at once: a slow e-mail provider does not hold the push back. Tracked: the
+  // shutdown waits for the rows to be given back before the database closes.
+  await deps.shutdown.track(() =>
+    deliverClaimed(
+      ctx,
+      planned,
+      (held) => held.map((key) => (key.channel === 'push' ? deliverPush(ctx, [recipient]) : ctx.limit.run(() => deliverEmail(ctx, recipient)))),
+      (error) => deps.logger.warn({ noticeId, errorCode: 'lease_renewal_failed', ...errorFields(error) }, 'delivery leases not renewed'),
+    ),
+  );
+  if (ctx.resumedSends.email > 0) {
+    deps.logger.warn({ noticeId, channel: 'email', resumedSends: ctx.resumedSends.email }, 'account notice resent an interrupted send under its first request');
   }
-  return outcome.result;
+  const outcomes = Object.fromEntries(channels.map((channel) => [channel, outcomeOf(ctx.tally[channel])]));
+  const owed = channels.filter((channel) => outcomes[channel] === 'owed');
+  if (owed.length > 0) throw new FanoutError('delivery_incomplete', `The account notice is still owed on ${owed.join(', ')}.`);
+  const delivered = outcomes as NoticeResult['channels'];
+  deps.logger.info({ ...facts, channels: delivered }, 'account notice delivered');
+  return { noticeId, channels: delivered };
 }
 
-async function postpone(db: Database, deps: FanoutDeps, notice: AccountNotice, channel: NoticeChannel, providerCode: string): Promise<'owed'> {
-  await releaseNoticeDelivery(db, { noticeId: notice.id, channel }, providerCode, deps.clock.now().toISOString());
-  deps.logger.warn({ noticeId: notice.id, recipientUserId: notice.recipientUserId, channel, providerCode }, 'account notice delivery failed; the message will be retried');
-  return 'owed';
+/** The channels a notice can reach its recipient on: every device by push, an address by e-mail. */
+function noticeChannelsOf(recipient: { pushTokens: readonly string[]; email: string | null }): NoticeChannel[] {
+  return [...(recipient.pushTokens.length > 0 ? (['push'] as const) : []), ...(recipient.email !== null ? (['email'] as const) : [])];
+}
+
+/**
+ * The engine's subject of a notice: its rows are the notices' ledger's, its lines name it by
+ * `noticeId`, its push carries what the app opens (the notice's kind and the child), and its
+ * e-mails' operation ids are derived from `notice:<id>`, as they always were.
+ */
+function noticeSubject(notice: AccountNotice): DeliverySubject {
+  return {
+    ledger: NOTICE_LEDGER,
+    facts: { noticeId: notice.id },
+    pushData: { notice: notice.kind, childId: notice.subjectUserId },
+    operationIdSpace: 'notice:',
+  };
+}
+
+/** One channel's row after the engine ran: owed (given back, or held elsewhere), its result, or `done` before. */
+function outcomeOf(counts: BatchTally[NoticeChannel]): ChannelOutcome {
+  if ((counts.pending ?? 0) + (counts.busy ?? 0) > 0) return 'owed';
+  const result = Object.keys(counts).find((name) => name !== 'outcome_unknown');
+  // Nothing counted: the claim found the row final (an earlier try delivered it).
+  return result === undefined ? 'done' : (result as NoticeDeliveryResult);
 }

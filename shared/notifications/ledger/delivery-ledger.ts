@@ -1,7 +1,7 @@
 import type { Database, Dialect, SqlExecutor } from '../../db/database';
 import { jsonRowsCte, limitClause } from '../../db/dialect';
 import type { Channel } from '../../ports/delivery';
-import { ANNOUNCEMENT_LEDGER, finishLeasedRow, releaseLeasedRow } from './leased-rows';
+import { ANNOUNCEMENT_LEDGER, finishLeasedRow, releaseLeasedRow, rowParams, type LeasedLedger } from './leased-rows';
 
 /**
  * The delivery ledger (contract section 10): one row per announcement × user × channel, unique, so
@@ -11,8 +11,9 @@ import { ANNOUNCEMENT_LEDGER, finishLeasedRow, releaseLeasedRow } from './leased
  * - a `pending` row whose lease ran out (a crash, or a failed attempt that released it) is claimed
  *   again, and `attempts` counts the claims;
  * - a `pending` row under someone else's live lease is left to them (`busy`).
- * The rules a row keeps once claimed are every ledger's (`leased-rows.ts`); the batched claim and
- * result statements below are this ledger's own.
+ * The rules a row keeps once claimed are every ledger's (`leased-rows.ts`); the batched claim, result,
+ * renewal and release statements below take the ledger they run on (default: this one), so the account
+ * notices' (`AccountNoticeDeliveries`, `NOTICE_LEDGER`) are claimed and written by the very same ones.
  * What stays possible is the at-least-once gap every queue has: a crash after the provider accepted
  * a message but before its row was finished. SMS and e-mail close it with ACS's repeatable requests
  * (`send-repeatability.ts`: the row's own request id and recorded first-sent time, so the resend is
@@ -45,6 +46,10 @@ export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
 export type ReportedResult = 'delivered' | 'failed' | 'hard_bounce' | 'success';
 
 export interface DeliveryKey {
+  /**
+   * The id of what the row delivers, in its ledger's subject column (`LeasedLedger.subject`): the
+   * announcement's (`NotificationDeliveries`), or the account notice's (`AccountNoticeDeliveries`).
+   */
   announcementId: string;
   userId: string;
   channel: Channel;
@@ -83,46 +88,48 @@ const CLAIMED_COLUMNS = [
   { name: 'plannedMessageId', type: { text: 128 } },
 ] as const;
 
-const IN_ROWS = 'EXISTS (SELECT 1 FROM j WHERE j.userId = NotificationDeliveries.userId AND j.channel = NotificationDeliveries.channel)';
+const inRows = (table: LeasedLedger['table']): string => `EXISTS (SELECT 1 FROM j WHERE j.userId = ${table}.userId AND j.channel = ${table}.channel)`;
 
 /**
  * The claim's two writes, per dialect: each returns the keys it changed (SQLite `RETURNING`, SQL
  * Server `OUTPUT`), so the caller knows exactly which rows it holds, even if another invocation
  * set the same lease time in the same millisecond.
  */
-function claimStatements(dialect: Dialect): { reclaim: string; insert: string } {
+function claimStatements(dialect: Dialect, ledger: LeasedLedger): { reclaim: string; insert: string } {
+  const { table, subject } = ledger;
   const rows = jsonRowsCte(dialect, 'j', '@rows', CLAIMED_COLUMNS);
   // A pending row whose lease ran out (a crash, or a release) is claimed again, and `attempts` counts it.
-  const reclaimWhere = `WHERE announcementId = @announcementId AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now) AND ${IN_ROWS}`;
-  const insertColumns = '(announcementId, userId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, createdAt, updatedAt)';
-  const insertValues = `SELECT @announcementId, j.userId, j.channel, 'pending', 1, NULL, j.plannedMessageId, @leaseUntil, @now, @now FROM j`;
+  const reclaimWhere = `WHERE ${subject} = @${subject} AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now) AND ${inRows(table)}`;
+  const insertColumns = `(${subject}, userId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, createdAt, updatedAt)`;
+  const insertValues = `SELECT @${subject}, j.userId, j.channel, 'pending', 1, NULL, j.plannedMessageId, @leaseUntil, @now, @now FROM j`;
   const absent = (hint: string) =>
-    `WHERE NOT EXISTS (SELECT 1 FROM NotificationDeliveries d${hint} WHERE d.announcementId = @announcementId AND d.userId = j.userId AND d.channel = j.channel)`;
+    `WHERE NOT EXISTS (SELECT 1 FROM ${table} d${hint} WHERE d.${subject} = @${subject} AND d.userId = j.userId AND d.channel = j.channel)`;
   const set = 'SET attempts = attempts + 1, claimedUntil = @leaseUntil, updatedAt = @now';
   switch (dialect) {
     case 'sqlite':
       // BEGIN IMMEDIATE already serializes writers: no other claim runs between the check and the insert.
       return {
-        reclaim: `${rows} UPDATE NotificationDeliveries ${set} ${reclaimWhere} RETURNING userId, channel`,
-        insert: `${rows} INSERT INTO NotificationDeliveries ${insertColumns} ${insertValues} ${absent('')} RETURNING userId, channel`,
+        reclaim: `${rows} UPDATE ${table} ${set} ${reclaimWhere} RETURNING userId, channel`,
+        insert: `${rows} INSERT INTO ${table} ${insertColumns} ${insertValues} ${absent('')} RETURNING userId, channel`,
       };
     case 'mssql':
       // Under snapshot isolation two claims could both see the row absent; UPDLOCK with HOLDLOCK locks
       // the key range, so the second waits and then sees the first's row (busy) instead of failing
       // on the primary key.
       return {
-        reclaim: `${rows} UPDATE NotificationDeliveries ${set} OUTPUT inserted.userId, inserted.channel ${reclaimWhere}`,
-        insert: `${rows} INSERT INTO NotificationDeliveries ${insertColumns} OUTPUT inserted.userId, inserted.channel ${insertValues} ${absent(' WITH (UPDLOCK, HOLDLOCK)')}`,
+        reclaim: `${rows} UPDATE ${table} ${set} OUTPUT inserted.userId, inserted.channel ${reclaimWhere}`,
+        insert: `${rows} INSERT INTO ${table} ${insertColumns} OUTPUT inserted.userId, inserted.channel ${insertValues} ${absent(' WITH (UPDLOCK, HOLDLOCK)')}`,
       };
   }
 }
 
 /**
- * Claims the rows of `keys` (one announcement's) for sending until `leaseUntil`, in one transaction
+ * Claims the rows of `keys` (one announcement's, or one notice's in `ledger`) for sending until `leaseUntil`, in one transaction
  * of two or three statements whatever their number (a batch's 500 rows once took 500 round trips):
  * - a row not there yet is inserted as `pending` under the lease (with its planned provider id);
  * - a `pending` row whose lease ran out is claimed again, and `attempts` counts the claims;
  * - a row with a final result is `done`; a `pending` row under another invocation's live lease is `busy`.
+ * @param ledger the table of the rows (default: the announcements').
  * @returns the claim of each key, in order.
  */
 export async function claimDeliveries(
@@ -130,6 +137,7 @@ export async function claimDeliveries(
   keys: readonly (DeliveryKey & { plannedMessageId?: string })[],
   now: string,
   leaseUntil: string,
+  ledger: LeasedLedger = ANNOUNCEMENT_LEDGER,
 ): Promise<Claim[]> {
   const first = keys[0];
   if (!first) return [];
@@ -139,8 +147,8 @@ export async function claimDeliveries(
   // Each row once: a key given twice would be inserted twice and fail on the primary key.
   const unique = new Map(keys.map((key) => [idOf(key), { userId: key.userId, channel: key.channel, plannedMessageId: key.plannedMessageId ?? null }]));
   const rows = JSON.stringify([...unique.values()]);
-  const params = { announcementId, now, leaseUntil, rows };
-  const statements = claimStatements(db.dialect);
+  const params = { [ledger.subject]: announcementId, now, leaseUntil, rows };
+  const statements = claimStatements(db.dialect, ledger);
   return db.transaction(async (tx) => {
     const held = new Set<string>();
     for (const row of await tx.query<{ userId: string; channel: string }>(statements.reclaim, params)) held.add(idOf(row));
@@ -149,8 +157,8 @@ export async function claimDeliveries(
     if (held.size < unique.size) {
       const found = await tx.query<{ userId: string; channel: string; result: string }>(
         `${jsonRowsCte(db.dialect, 'j', '@rows', CLAIMED_COLUMNS)}
-         SELECT userId, channel, result FROM NotificationDeliveries WHERE announcementId = @announcementId AND ${IN_ROWS}`,
-        { announcementId, rows },
+         SELECT userId, channel, result FROM ${ledger.table} WHERE ${ledger.subject} = @${ledger.subject} AND ${inRows(ledger.table)}`,
+        { [ledger.subject]: announcementId, rows },
       );
       for (const row of found) others.set(idOf(row), row.result);
     }
@@ -198,6 +206,7 @@ const FINISHED_COLUMNS = [
  * `finishDelivery` does for one): how a push request's answer is written the moment it arrives,
  * so a crash after it can never send those messages again. Only `pending` rows change.
  * @param dialect the engine of `db` (a transaction's executor does not carry it).
+ * @param ledger the table of the rows (default: the announcements'; `announcementId` is then a notice's id).
  * @returns how many rows changed.
  */
 export async function finishDeliveries(
@@ -207,20 +216,21 @@ export async function finishDeliveries(
   channel: Channel,
   rows: readonly FinishedDelivery[],
   now: string,
+  ledger: LeasedLedger = ANNOUNCEMENT_LEDGER,
 ): Promise<number> {
   if (rows.length === 0) return 0;
   // A join, not a subquery per column: each row of the update finds its result once.
   const set = `SET result = j.result, providerCode = j.providerCode,
          providerMessageId = COALESCE(j.providerMessageId, d.providerMessageId), claimedUntil = NULL, updatedAt = @now`;
-  const which = "d.announcementId = @announcementId AND d.channel = @channel AND d.result = 'pending'";
+  const which = `d.${ledger.subject} = @${ledger.subject} AND d.channel = @channel AND d.result = 'pending'`;
   const update: Record<Dialect, string> = {
-    sqlite: `UPDATE NotificationDeliveries AS d ${set} FROM j WHERE j.userId = d.userId AND ${which}`,
-    mssql: `UPDATE d ${set} FROM NotificationDeliveries AS d JOIN j ON j.userId = d.userId WHERE ${which}`,
+    sqlite: `UPDATE ${ledger.table} AS d ${set} FROM j WHERE j.userId = d.userId AND ${which}`,
+    mssql: `UPDATE d ${set} FROM ${ledger.table} AS d JOIN j ON j.userId = d.userId WHERE ${which}`,
   };
   return db.execute(
     `${jsonRowsCte(dialect, 'j', '@rows', FINISHED_COLUMNS)} ${update[dialect]}`,
     {
-      announcementId,
+      [ledger.subject]: announcementId,
       channel,
       now,
       rows: JSON.stringify(
@@ -241,6 +251,7 @@ const LEASED_COLUMNS = [{ name: 'userId', type: { text: 64 } }] as const;
  * Extends the lease of rows this invocation still holds (those still `pending` under the lease it
  * set, `heldUntil`) to `leaseUntil`, in one statement: a batch that runs longer than one lease keeps
  * its rows, while a crashed one's rows come free one lease after its last renewal.
+ * @param ledger the table of the rows (default: the announcements').
  * @returns how many rows were renewed.
  */
 export async function renewDeliveryLeases(
@@ -251,6 +262,7 @@ export async function renewDeliveryLeases(
   heldUntil: string,
   leaseUntil: string,
   now: string,
+  ledger: LeasedLedger = ANNOUNCEMENT_LEDGER,
 ): Promise<number> {
   if (keys.length === 0) return 0;
   // By user only: a row of the user still `pending` under exactly the lease this invocation set is
@@ -258,19 +270,26 @@ export async function renewDeliveryLeases(
   const users = [...new Set(keys.map((key) => key.userId))].map((userId) => ({ userId }));
   return db.execute(
     `${jsonRowsCte(dialect, 'j', '@keys', LEASED_COLUMNS)}
-     UPDATE NotificationDeliveries SET claimedUntil = @leaseUntil, updatedAt = @now
-     WHERE announcementId = @announcementId AND result = 'pending' AND claimedUntil = @heldUntil
+     UPDATE ${ledger.table} SET claimedUntil = @leaseUntil, updatedAt = @now
+     WHERE ${ledger.subject} = @${ledger.subject} AND result = 'pending' AND claimedUntil = @heldUntil
        AND userId IN (SELECT j.userId FROM j)`,
-    { announcementId, heldUntil, leaseUntil, now, keys: JSON.stringify(users) },
+    { [ledger.subject]: announcementId, heldUntil, leaseUntil, now, keys: JSON.stringify(users) },
   );
 }
 
 /**
  * Gives a claimed row back without a final result (a transient failure that outlived the retries,
  * or an invocation that failed): the lease ends now, so the redelivered message claims it at once.
+ * @param ledger the table of the row (default: the announcements').
  */
-export async function releaseDelivery(db: SqlExecutor, key: DeliveryKey, now: string, providerCode?: string): Promise<void> {
-  await releaseLeasedRow(db, ANNOUNCEMENT_LEDGER, { ...key }, now, providerCode);
+export async function releaseDelivery(
+  db: SqlExecutor,
+  key: DeliveryKey,
+  now: string,
+  providerCode?: string,
+  ledger: LeasedLedger = ANNOUNCEMENT_LEDGER,
+): Promise<void> {
+  await releaseLeasedRow(db, ledger, rowParams(ledger, key.announcementId, key.userId, key.channel), now, providerCode);
 }
 
 /** Every ledger row of an announcement (tests, operators' checks). */

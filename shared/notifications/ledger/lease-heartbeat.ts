@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database';
 import type { Clock } from '../../ports/clock';
 import { renewDeliveryLeases, type DeliveryKey } from './delivery-ledger';
+import type { LeasedLedger } from './leased-rows';
 
 /**
  * How long a claimed ledger row stays reserved for the invocation sending it, and how often that
@@ -19,6 +20,8 @@ export interface HeldLeases {
   /** Keys still held (claimed, not finished or released). */
   keys(): readonly DeliveryKey[];
   heldUntil: string;
+  /** The table of the rows (default: the announcements'). */
+  ledger?: LeasedLedger;
 }
 
 export interface LeaseHeartbeat {
@@ -46,7 +49,7 @@ export function startLeaseHeartbeat(
       const now = clock.now();
       const leaseUntil = new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString();
       try {
-        await renewDeliveryLeases(db, db.dialect, held.announcementId, keys, held.heldUntil, leaseUntil, now.toISOString());
+        await renewDeliveryLeases(db, db.dialect, held.announcementId, keys, held.heldUntil, leaseUntil, now.toISOString(), held.ledger);
         held.heldUntil = leaseUntil;
       } catch (error) {
         onError(error);

@@ -3,8 +3,11 @@ import type { SqlExecutor, SqlParams } from '../../db/database';
 /**
  * The lease rules every delivery ledger keeps, in one place: the announcements' rows
  * (`NotificationDeliveries`, `delivery-ledger.ts`) and the account notices' (`AccountNoticeDeliveries`,
- * `notice-deliveries.ts`) have the same columns of a leased delivery (`result`, `attempts`,
- * `providerCode`, `providerMessageId`, `claimedUntil`, `updatedAt`) and obey the same rules:
+ * `notice-deliveries.ts`) have the same columns of a leased delivery (their subject's id, `userId`,
+ * `channel`, `result`, `attempts`, `providerCode`, `providerMessageId`, `claimedUntil`,
+ * `firstSentAt`, `createdAt`, `updatedAt`), so the delivery engine's statements (claims, results,
+ * releases, send starts, lease renewals: `delivery-ledger.ts`, `send-repeatability.ts`) run on
+ * either, named by this descriptor, and both obey the same rules:
  * - a result is written over `pending` only, so a result is never replaced and a late answer loses;
  * - a row given back ends its lease now, so the next try claims it at once;
  * - the last try of a message fails the rows still `pending` and under no live lease (`poisoned`),
@@ -13,16 +16,32 @@ import type { SqlExecutor, SqlParams } from '../../db/database';
 export interface LeasedLedger {
   /** The ledger's table. */
   table: 'NotificationDeliveries' | 'AccountNoticeDeliveries';
-  /** The predicate that names one row by its key's parameters. */
+  /**
+   * The column of what a row delivers (beside `userId` and `channel`), also the name of its
+   * parameter in the ledger's statements (`@announcementId`, `@noticeId`).
+   */
+  subject: 'announcementId' | 'noticeId';
+  /** The predicate that names one row by its key's parameters (`rowParams`). */
   row: string;
 }
 
 export const ANNOUNCEMENT_LEDGER: LeasedLedger = {
   table: 'NotificationDeliveries',
+  subject: 'announcementId',
   row: 'announcementId = @announcementId AND userId = @userId AND channel = @channel',
 };
 
-export const NOTICE_LEDGER: LeasedLedger = { table: 'AccountNoticeDeliveries', row: 'noticeId = @noticeId AND channel = @channel' };
+/** One row per notice × channel (its primary key); `userId` is the notice's recipient. */
+export const NOTICE_LEDGER: LeasedLedger = {
+  table: 'AccountNoticeDeliveries',
+  subject: 'noticeId',
+  row: 'noticeId = @noticeId AND userId = @userId AND channel = @channel',
+};
+
+/** The parameters of `ledger.row` for the row of `subjectId` × `userId` × `channel`. */
+export function rowParams(ledger: LeasedLedger, subjectId: string, userId: string, channel: string): SqlParams {
+  return { [ledger.subject]: subjectId, userId, channel };
+}
 
 /** A final (or `accepted`) result, its provider's code and the provider's id of the message. */
 export interface LeasedOutcome {

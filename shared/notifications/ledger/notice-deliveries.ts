@@ -1,13 +1,12 @@
 import type { SqlExecutor } from '../../db/database';
-import { UniqueViolationError } from '../../db/database-errors';
-import { failUnheldRows, finishLeasedRow, NOTICE_LEDGER, releaseLeasedRow, resetFailedRows } from './leased-rows';
+import { failUnheldRows, NOTICE_LEDGER, resetFailedRows } from './leased-rows';
 
 /**
- * The ledger of account notices' deliveries (migration `0013-account-notices`:
- * `AccountNoticeDeliveries`), one row per notice × channel, under the same lease rules as the
- * announcements' ledger (`delivery-ledger.ts`): claimed before sending, a final result never
- * replaced, a `pending` row whose lease ran out claimed again: a claimed row's rules are
- * `leased-rows.ts`'s, the announcements' ledger's too. Ids only.
+ * The ledger of account notices' deliveries (`AccountNoticeDeliveries`, migrations 0013 and 0019),
+ * one row per notice × channel, for the notice's recipient (`userId`). Its rows are claimed, sent,
+ * written and given back by the delivery engine's own statements (`delivery-ledger.ts`,
+ * `send-repeatability.ts`, named by `NOTICE_LEDGER`), as an announcement's are; what is the
+ * notices' own is below: the last try's and a re-drive's rows of one notice, and reading them. Ids only.
  */
 
 export const NOTICE_CHANNELS = ['push', 'email'] as const;
@@ -18,71 +17,15 @@ export type NoticeDeliveryResult = 'success' | 'accepted' | 'provider_error' | '
 
 export interface NoticeDeliveryRow {
   noticeId: string;
+  userId: string;
   channel: NoticeChannel;
   result: NoticeDeliveryResult | 'pending';
   attempts: number;
   providerCode: string | null;
   providerMessageId: string | null;
   claimedUntil: string | null;
-}
-
-export type NoticeClaim = 'claimed' | 'done' | 'busy';
-
-/**
- * Claims the notice's delivery on `channel` for sending until `leaseUntil`: a row not there yet
- * is inserted as `pending` under the lease (two claims racing: the primary key lets one in); a
- * `pending` row whose lease ran out is claimed again (`attempts` counts the claims).
- * @param plannedMessageId the provider id the send will use (an e-mail's operation id), kept with the row.
- * @returns `claimed`: send it; `done`: it has a result; `busy`: another invocation holds it.
- */
-export async function claimNoticeDelivery(
-  db: SqlExecutor,
-  key: { noticeId: string; channel: NoticeChannel },
-  now: string,
-  leaseUntil: string,
-  plannedMessageId: string | null = null,
-): Promise<NoticeClaim> {
-  const reclaimed = await db.execute(
-    `UPDATE AccountNoticeDeliveries SET attempts = attempts + 1, claimedUntil = @leaseUntil, updatedAt = @now
-     WHERE noticeId = @noticeId AND channel = @channel AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now)`,
-    { ...key, now, leaseUntil },
-  );
-  if (reclaimed === 1) return 'claimed';
-  try {
-    await db.execute(
-      `INSERT INTO AccountNoticeDeliveries (noticeId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, createdAt, updatedAt)
-       VALUES (@noticeId, @channel, 'pending', 1, NULL, @plannedMessageId, @leaseUntil, @now, @now)`,
-      { ...key, plannedMessageId, now, leaseUntil },
-    );
-    return 'claimed';
-  } catch (error) {
-    if (!(error instanceof UniqueViolationError)) throw error;
-  }
-  const [row] = await db.query<{ result: string }>(
-    'SELECT result FROM AccountNoticeDeliveries WHERE noticeId = @noticeId AND channel = @channel',
-    key,
-  );
-  return row?.result === 'pending' ? 'busy' : 'done';
-}
-
-/** Writes a claimed delivery's final result (only over `pending`: a result is never replaced). */
-export async function finishNoticeDelivery(
-  db: SqlExecutor,
-  key: { noticeId: string; channel: NoticeChannel },
-  outcome: { result: NoticeDeliveryResult; providerCode?: string | undefined; providerMessageId?: string | undefined },
-  now: string,
-): Promise<void> {
-  await finishLeasedRow(db, NOTICE_LEDGER, { ...key }, outcome, now);
-}
-
-/** Gives a claimed delivery back after a transient failure: the message's next try claims it at once. */
-export async function releaseNoticeDelivery(
-  db: SqlExecutor,
-  key: { noticeId: string; channel: NoticeChannel },
-  providerCode: string,
-  now: string,
-): Promise<void> {
-  await releaseLeasedRow(db, NOTICE_LEDGER, { ...key }, now, providerCode);
+  /** When its e-mail was first handed to the provider (ACS's repeatable request's first-sent). */
+  firstSentAt: string | null;
 }
 
 /**
@@ -106,14 +49,14 @@ export async function resetPoisonedNoticeDeliveries(db: SqlExecutor, noticeId: s
 /** The notice's delivery rows, by channel. */
 export async function listNoticeDeliveries(db: SqlExecutor, noticeId: string): Promise<NoticeDeliveryRow[]> {
   const rows = await db.query<NoticeDeliveryRow>(
-    `SELECT noticeId, channel, result, attempts, providerCode, providerMessageId, claimedUntil
+    `SELECT noticeId, userId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, firstSentAt
      FROM AccountNoticeDeliveries WHERE noticeId = @noticeId ORDER BY channel`,
     { noticeId },
   );
-  return rows.map((row) => ({ ...row, attempts: Number(row.attempts), claimedUntil: row.claimedUntil === null ? null : toIso(row.claimedUntil) }));
+  return rows.map((row) => ({ ...row, attempts: Number(row.attempts), claimedUntil: toIso(row.claimedUntil), firstSentAt: toIso(row.firstSentAt) }));
 }
 
 /** Both adapters return ISO strings; re-serialised into `toISOString`'s exact form. */
-function toIso(value: string): string {
-  return new Date(value).toISOString();
+function toIso(value: string | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
 }

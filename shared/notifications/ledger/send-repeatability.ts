@@ -4,6 +4,7 @@ import { jsonRowsCte } from '../../db/dialect';
 import type { DeliveryKey } from './delivery-ledger';
 import type { DeliveryOutcome, RepeatablePair } from '../../ports/delivery';
 import { SHUTDOWN_CODE } from '../providers/provider-http';
+import { ANNOUNCEMENT_LEDGER, rowParams, type LeasedLedger } from './leased-rows';
 
 /**
  * ACS's repeatable requests ("Repeatable requests" in the ACS reference, after OASIS Repeatable
@@ -64,12 +65,11 @@ const MARKED_COLUMNS = [
   { name: 'channel', type: { text: 16 } },
 ] as const;
 
-const IN_ROWS = 'EXISTS (SELECT 1 FROM j WHERE j.userId = NotificationDeliveries.userId AND j.channel = NotificationDeliveries.channel)';
-
 /**
  * Records, in one statement, that the rows of `keys` are about to be handed to the provider: a row
  * without a first send gets `now`, one with a first send keeps it. Only `pending` rows: a row
  * settled meanwhile (a report, another invocation) is not sent.
+ * @param ledger the table of the rows (default: the announcements'; `announcementId` is then a notice's id).
  * @returns each still-pending row's first-sent time, by `userId/channel`.
  */
 export async function markSendStarts(
@@ -78,17 +78,19 @@ export async function markSendStarts(
   announcementId: string,
   keys: readonly Pick<DeliveryKey, 'userId' | 'channel'>[],
   now: string,
+  ledger: LeasedLedger = ANNOUNCEMENT_LEDGER,
 ): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
+  const { table, subject } = ledger;
   const set = 'SET firstSentAt = COALESCE(firstSentAt, @now)';
-  const where = `WHERE announcementId = @announcementId AND result = 'pending' AND ${IN_ROWS}`;
+  const where = `WHERE ${subject} = @${subject} AND result = 'pending' AND EXISTS (SELECT 1 FROM j WHERE j.userId = ${table}.userId AND j.channel = ${table}.channel)`;
   const statement: Record<Dialect, string> = {
-    sqlite: `UPDATE NotificationDeliveries ${set} ${where} RETURNING userId, channel, firstSentAt`,
-    mssql: `UPDATE NotificationDeliveries ${set} OUTPUT inserted.userId, inserted.channel, inserted.firstSentAt ${where}`,
+    sqlite: `UPDATE ${table} ${set} ${where} RETURNING userId, channel, firstSentAt`,
+    mssql: `UPDATE ${table} ${set} OUTPUT inserted.userId, inserted.channel, inserted.firstSentAt ${where}`,
   };
   const rows = await db.query<{ userId: string; channel: string; firstSentAt: string }>(
     `${jsonRowsCte(dialect, 'j', '@rows', MARKED_COLUMNS)} ${statement[dialect]}`,
-    { announcementId, now, rows: JSON.stringify(keys.map((key) => ({ userId: key.userId, channel: key.channel }))) },
+    { [subject]: announcementId, now, rows: JSON.stringify(keys.map((key) => ({ userId: key.userId, channel: key.channel }))) },
   );
   return new Map(rows.map((row) => [`${row.userId}/${row.channel}`, row.firstSentAt]));
 }
@@ -96,13 +98,13 @@ export async function markSendStarts(
 /**
  * Starts a row's sends over (the provider never took it, so the next send is a first one with a
  * new first-sent time): an e-mail whose operation ACS does not know.
+ * @param ledger the table of the row (default: the announcements').
  */
-export async function restartSendStart(db: SqlExecutor, key: DeliveryKey, now: string): Promise<void> {
-  await db.execute(
-    `UPDATE NotificationDeliveries SET firstSentAt = @now
-     WHERE announcementId = @announcementId AND userId = @userId AND channel = @channel AND result = 'pending'`,
-    { ...key, now },
-  );
+export async function restartSendStart(db: SqlExecutor, key: DeliveryKey, now: string, ledger: LeasedLedger = ANNOUNCEMENT_LEDGER): Promise<void> {
+  await db.execute(`UPDATE ${ledger.table} SET firstSentAt = @now WHERE ${ledger.row} AND result = 'pending'`, {
+    ...rowParams(ledger, key.announcementId, key.userId, key.channel),
+    now,
+  });
 }
 
 /** The codes of a failed send that got no answer (a timeout, a dropped connection, the shutdown's deadline). */
@@ -120,11 +122,11 @@ export function providerRefused(outcome: Extract<DeliveryOutcome, { result: 'pro
 /**
  * Forgets a row's first send: the provider refused it, so nothing went out, and a later send must
  * not be taken for a resend (past the window it would be left unsent as `expired`).
+ * @param ledger the table of the row (default: the announcements').
  */
-export async function clearSendStart(db: SqlExecutor, key: DeliveryKey): Promise<void> {
+export async function clearSendStart(db: SqlExecutor, key: DeliveryKey, ledger: LeasedLedger = ANNOUNCEMENT_LEDGER): Promise<void> {
   await db.execute(
-    `UPDATE NotificationDeliveries SET firstSentAt = NULL
-     WHERE announcementId = @announcementId AND userId = @userId AND channel = @channel AND result = 'pending'`,
-    { ...key },
+    `UPDATE ${ledger.table} SET firstSentAt = NULL WHERE ${ledger.row} AND result = 'pending'`,
+    rowParams(ledger, key.announcementId, key.userId, key.channel),
   );
 }

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database';
 import type { Clock } from '../../ports/clock';
 import type { DeliveryKey } from './delivery-ledger';
+import { ANNOUNCEMENT_LEDGER, type LeasedLedger } from './leased-rows';
 import { clearSendStart, markSendStarts, sendStartOf, type SendStart } from './send-repeatability';
 
 /**
@@ -34,6 +35,8 @@ export class SendStarts {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly announcementId: string,
+    /** The table of the rows (an account notice's: `announcementId` is then the notice's id). */
+    private readonly ledger: LeasedLedger = ANNOUNCEMENT_LEDGER,
   ) {}
 
   /**
@@ -56,7 +59,7 @@ export class SendStarts {
    * the call): its first send is forgotten, so a later send is a first one, whenever it comes.
    */
   async notSent(key: DeliveryKey): Promise<void> {
-    await clearSendStart(this.db, key);
+    await clearSendStart(this.db, key, this.ledger);
   }
 
   private async markWaiting(): Promise<void> {
@@ -68,7 +71,7 @@ export class SendStarts {
         const now = this.clock.now();
         let firstSent: Map<string, string>;
         try {
-          firstSent = await markSendStarts(this.db, this.db.dialect, this.announcementId, group.map((start) => start.key), now.toISOString());
+          firstSent = await markSendStarts(this.db, this.db.dialect, this.announcementId, group.map((start) => start.key), now.toISOString(), this.ledger);
         } catch (error) {
           // A failed mark is not kept: each of these sends fails, and the row's next start tries again.
           for (const start of group) start.reject(error);

@@ -11,6 +11,8 @@ import type { DeliveryKey } from './delivery-ledger';
  * invocation that held it: that invocation is gone (a crash, a killed instance), and its queue
  * message may stay invisible for up to 10 minutes on the Functions host. Released rows are not
  * stalled: their message is already on its way back (and counts towards the poison queue).
+ * Announcement rows only: a batch is re-driven over a range of its rows, while an account notice is
+ * one message, re-driven from its own lease row (`../engine/message-leasing.ts`).
  */
 
 /** A stalled row: `pending`, its lease over, never released. */

@@ -70,6 +70,9 @@ export interface EmailDelivery {
   subject: unknown;
   plainText: unknown;
   operationId: string;
+  /** The request's `Repeatability-Request-Id` and `Repeatability-First-Sent`, as sent. */
+  repeatabilityRequestId: string | undefined;
+  repeatabilityFirstSent: string | undefined;
   /** The end state of its operation. */
   end: 'Succeeded' | 'Failed';
 }
@@ -263,7 +266,16 @@ export async function startFakeAcs(options: FakeAcsOptions = {}): Promise<FakeAc
           : { status: 'Succeeded' };
     const operation: Operation = { id, pollsLeft: options.emailPollsUntilDone ?? 1, end };
     operations.set(id, operation);
-    emailDeliveries.push({ senderAddress: body.senderAddress, to: address, subject: content.subject, plainText: content.plainText, operationId: id, end: end.status });
+    emailDeliveries.push({
+      senderAddress: body.senderAddress,
+      to: address,
+      subject: content.subject,
+      plainText: content.plainText,
+      operationId: id,
+      repeatabilityRequestId: header(request, 'repeatability-request-id'),
+      repeatabilityFirstSent: header(request, 'repeatability-first-sent'),
+      end: end.status,
+    });
     return {
       status: 202,
       headers: { 'operation-location': `${origin}/emails/operations/${id}?api-version=${new URL(request.url, 'http://fake').searchParams.get('api-version') ?? ''}`, ...runningHeaders(operation) },

@@ -17,6 +17,7 @@ import * as accountErasure from './0015-account-erasure';
 import * as fanoutClaim from './0016-fanout-claim';
 import * as stalledDeliveryLeases from './0017-stalled-delivery-leases';
 import * as fanoutMessageLeases from './0018-fanout-message-leases';
+import * as noticeDeliveryLedger from './0019-notice-delivery-ledger';
 
 /** SQLite's migrations, in order; names match `../mssql/index.ts` one for one. */
 export const sqliteMigrations: readonly MigrationDefinition[] = [
@@ -38,4 +39,5 @@ export const sqliteMigrations: readonly MigrationDefinition[] = [
   { name: '0016-fanout-claim', up: fanoutClaim.up, down: fanoutClaim.down },
   { name: '0017-stalled-delivery-leases', up: stalledDeliveryLeases.up, down: stalledDeliveryLeases.down },
   { name: '0018-fanout-message-leases', up: fanoutMessageLeases.up, down: fanoutMessageLeases.down },
+  { name: '0019-notice-delivery-ledger', up: noticeDeliveryLedger.up, down: noticeDeliveryLedger.down },
 ];
