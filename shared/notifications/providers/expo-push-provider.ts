@@ -5,6 +5,7 @@ import type { DeliveryOutcome, PushMessage, PushProvider } from '../../ports/del
 import {
   asRecord,
   DEFAULT_REQUEST_TIMEOUT_MS,
+  fetchClient,
   httpFailure,
   parseJson,
   safeLabel,
@@ -13,6 +14,7 @@ import {
   type Fetch,
   type ProviderError,
 } from './provider-http';
+import { nodeHttpClient } from './node-http-client';
 
 /**
  * Push through the Expo push service's HTTP API (`POST {base}/send`, `POST {base}/getReceipts`).
@@ -62,6 +64,7 @@ export interface ExpoPushProviderOptions {
   baseUrl: string;
   /** `EXPO_ACCESS_TOKEN`, sent as a bearer token when the project has enhanced push security. */
   accessToken?: string | undefined;
+  /** Tests: requests go through this `fetch` instead of `node:http` (`nodeHttpClient`). */
   fetch?: Fetch;
   requestTimeoutMs?: number;
   clock?: Clock;
@@ -84,7 +87,7 @@ export function isExpoPushToken(token: string): boolean {
  */
 export function createExpoPushProvider(options: ExpoPushProviderOptions): ExpoPushProvider {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const fetchFn = options.fetch ?? fetch;
+  const client = options.fetch ? fetchClient(options.fetch) : nodeHttpClient();
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const clock = options.clock ?? systemClock;
 
@@ -98,10 +101,10 @@ export function createExpoPushProvider(options: ExpoPushProviderOptions): ExpoPu
     if (options.accessToken) headers.authorization = `Bearer ${options.accessToken}`;
     let body: string | Uint8Array = json;
     if (Buffer.byteLength(json) > COMPRESS_ABOVE_BYTES) {
-      body = new Uint8Array(await gzipText(json));
+      body = await gzipText(json);
       headers['content-encoding'] = 'gzip';
     }
-    return sendHttpRequest(fetchFn, `${baseUrl}${path}`, { method: 'POST', headers, body }, timeoutMs, options.shutdown?.deadline);
+    return sendHttpRequest(client, `${baseUrl}${path}`, { method: 'POST', headers, body }, timeoutMs, options.shutdown?.deadline);
   };
 
   /** The body's `data`, or the `provider_error` that stands for the whole request. */

@@ -11,11 +11,29 @@ export type Fetch = typeof fetch;
 
 export type ProviderError = Extract<DeliveryOutcome, { result: 'provider_error' }>;
 
+/** What the adapters read of an answer's headers (a fetch `Headers` is one). */
+export interface HttpHeaders {
+  get(name: string): string | null | undefined;
+}
+
 export interface HttpAnswer {
   status: number;
-  headers: Headers;
+  headers: HttpHeaders;
   text: string;
 }
+
+/** One request as the adapters make it. */
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+/**
+ * Makes one request and reads its whole answer (decoded text). Rejects on a network failure, and
+ * when `signal` aborts the request or the reading of its answer.
+ */
+export type HttpClient = (url: string, request: HttpRequest, signal: AbortSignal) => Promise<HttpAnswer>;
 
 export type HttpAttempt = { ok: true; answer: HttpAnswer } | { ok: false; outcome: ProviderError };
 
@@ -42,22 +60,28 @@ export function shutdownOutcome(): ProviderError {
  *   (`shutdownOutcome`).
  */
 export async function sendHttpRequest(
-  fetchFn: Fetch,
+  client: HttpClient,
   url: string,
-  init: RequestInit,
+  request: HttpRequest,
   timeoutMs: number,
   abortSignal?: AbortSignal,
 ): Promise<HttpAttempt> {
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await fetchFn(url, { ...init, signal: abortSignal ? AbortSignal.any([timeout, abortSignal]) : timeout });
-    const text = await response.text();
-    return { ok: true, answer: { status: response.status, headers: response.headers, text } };
+    return { ok: true, answer: await client(url, request, abortSignal ? AbortSignal.any([timeout, abortSignal]) : timeout) };
   } catch (error) {
     if (abortSignal?.aborted) return { ok: false, outcome: shutdownOutcome() };
-    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+    const timedOut = timeout.aborted || (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'));
     return { ok: false, outcome: { result: 'provider_error', code: timedOut ? 'timeout' : 'network_error', transient: true } };
   }
+}
+
+/** An `HttpClient` on a `fetch` (tests hand adapters their own). */
+export function fetchClient(fetchFn: Fetch): HttpClient {
+  return async (url, request, signal) => {
+    const response = await fetchFn(url, { ...request, signal });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  };
 }
 
 /** 408, 429 and 5xx may pass; any other refusal will be repeated for the same request. */
