@@ -70,6 +70,12 @@ describe('nodeHttpClient', () => {
     });
   });
 
+  it('refuses an answer that decodes to more than any the adapters read', async () => {
+    replies.set('/bomb', (response) => response.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(9 * 1024 * 1024))));
+    const attempt = await sendHttpRequest(nodeHttpClient(), `${base}/bomb`, post('x'), 5_000);
+    expect(attempt).toMatchObject({ ok: false, outcome: { result: 'provider_error' } });
+  });
+
   it('ends an answer cut short by the shutdown deadline as a shutdown outcome', async () => {
     // Headers and the first bytes, then nothing: the reading of the answer is what hangs.
     replies.set('/half', (response) => {

@@ -1,6 +1,5 @@
 import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
-import { promisify } from 'node:util';
 import type { HttpAnswer, HttpClient } from './provider-http';
 
 /**
@@ -9,15 +8,19 @@ import type { HttpAnswer, HttpClient } from './provider-http';
  */
 const IDLE_SOCKET_MS = 4_000;
 
-type Decoder = (data: Buffer) => Promise<Buffer>;
+/** The most an answer may hold, as sent and decoded: Expo's are a few kilobytes; a larger one is refused, not read into memory. */
+const MAX_DECODED_BYTES = 8 * 1024 * 1024;
+
+type Decoder = (data: Buffer) => Buffer;
 
 /**
  * An `HttpClient` on `node:http` / `node:https` with kept-alive connections, for the adapters'
  * own requests (Expo). `fetch` (undici behind web streams) costs a push fan-out about three times
  * the CPU per request, and loading it on the first request is tens of milliseconds more. The
  * answer is decoded as `fetch` would (`gzip`, `deflate`, `br`), so the adapters may ask for
- * compressed answers; an encoding it does not know is handed on as it came, which no JSON reader
- * takes for an answer.
+ * compressed answers: synchronously, as answers are small (the asynchronous call's stream and
+ * thread-pool round trip cost more than the decoding), and refused beyond `MAX_DECODED_BYTES`.
+ * An encoding it does not know is handed on as it came, which no JSON reader takes for an answer.
  */
 export function nodeHttpClient(): HttpClient {
   let agents: { 'http:': HttpAgent; 'https:': HttpsAgent } | undefined;
@@ -33,7 +36,9 @@ export function nodeHttpClient(): HttpClient {
       'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
       'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
     };
-    decoders = { gzip: promisify(zlib.gunzip), 'x-gzip': promisify(zlib.gunzip), deflate: promisify(zlib.inflate), br: promisify(zlib.brotliDecompress) };
+    const limit = { maxOutputLength: MAX_DECODED_BYTES };
+    const gunzip: Decoder = (data) => zlib.gunzipSync(data, limit);
+    decoders = { gzip: gunzip, 'x-gzip': gunzip, deflate: (data) => zlib.inflateSync(data, limit), br: (data) => zlib.brotliDecompressSync(data, limit) };
     return { http, https };
   };
   let modules: ReturnType<typeof load> | undefined;
@@ -54,8 +59,13 @@ export function nodeHttpClient(): HttpClient {
 
 async function readAnswer(response: IncomingMessage, decoders: Record<string, Decoder>): Promise<HttpAnswer> {
   const chunks: Buffer[] = [];
+  let bytes = 0;
   await new Promise<void>((done, fail) => {
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > MAX_DECODED_BYTES) response.destroy(new RangeError('the answer is larger than any the adapters read'));
+      else chunks.push(chunk);
+    });
     response.on('end', done);
     response.on('error', fail);
     // Cut off before its end (the request aborted, the connection lost): not an answer.
@@ -64,7 +74,7 @@ async function readAnswer(response: IncomingMessage, decoders: Record<string, De
   const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
   const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
   const decode = encoding === '' || encoding === 'identity' ? undefined : decoders[encoding];
-  const text = (raw.length > 0 && decode ? await decode(raw) : raw).toString('utf8');
+  const text = (raw.length > 0 && decode ? decode(raw) : raw).toString('utf8');
   const fields = response.headers;
   return {
     status: response.statusCode ?? 0,
