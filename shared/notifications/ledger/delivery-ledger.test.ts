@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addAdult, addPublishedAnnouncement, migratedMemoryDatabase } from '../../../test/notifications/notification-fixtures';
-import type { Database } from '../../db/database';
-import { claimDelivery, deliveriesOf, finishDelivery, releaseDelivery, type DeliveryKey } from './delivery-ledger';
+import type { Database, SqlExecutor, SqlParams } from '../../db/database';
+import { claimDelivery, deliveriesOf, finishDeliveries, finishDelivery, releaseDelivery, type DeliveryKey } from './delivery-ledger';
+import { recordPushTickets } from './push-tickets';
 
 const NOW = '2031-05-10T08:00:00.000Z';
 const LATER = '2031-05-10T08:01:00.000Z';
@@ -83,5 +84,29 @@ describe('the delivery ledger', () => {
     await finishDelivery(db, key, { result: 'opted_out', providerCode: 'user_choice' }, LATER);
     await releaseDelivery(db, key, AFTER_LEASE, 'http_500');
     expect(await deliveriesOf(db, key.announcementId)).toEqual([expect.objectContaining({ result: 'opted_out', providerCode: 'user_choice' })]);
+  });
+});
+
+describe('the push answer statements on SQLite', () => {
+  /** The plan SQLite makes of each statement `write` sends, by `EXPLAIN QUERY PLAN` (without statistics, as a fresh database). */
+  async function plansOf(write: (tx: SqlExecutor) => Promise<unknown>): Promise<string[][]> {
+    const statements: { sql: string; params: SqlParams | undefined }[] = [];
+    const recorder: SqlExecutor = {
+      execute: async (sql, params) => (statements.push({ sql, params }), 0),
+      query: async <T extends object>(sql: string, params?: SqlParams) => (statements.push({ sql, params }), [] as T[]),
+    };
+    await write(recorder);
+    return Promise.all(statements.map(async ({ sql, params }) => (await db.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).map((row) => row.detail)));
+  }
+
+  it('finds each answered row by its key, never by walking the announcement\'s pending rows', async () => {
+    const [plan] = await plansOf((tx) => finishDeliveries(tx, 'sqlite', key.announcementId, 'push', [{ userId: key.userId, result: 'success' }], NOW));
+    expect(plan).toContain('SEARCH d USING INDEX sqlite_autoindex_NotificationDeliveries_1 (announcementId=? AND userId=? AND channel=?)');
+    expect(plan?.some((step) => step.includes('IX_NotificationDeliveries_announcementId_result'))).toBe(false);
+  });
+
+  it('checks each ticket by its primary key', async () => {
+    const [plan] = await plansOf((tx) => recordPushTickets(tx, 'sqlite', [{ ticketId: 't', token: 'x', userId: key.userId, announcementId: key.announcementId, sentAt: NOW }]));
+    expect(plan).toContain('SEARCH p USING COVERING INDEX sqlite_autoindex_PushTickets_1 (ticketId=?)');
   });
 });

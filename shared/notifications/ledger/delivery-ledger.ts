@@ -224,7 +224,9 @@ export async function finishDeliveries(
          providerMessageId = COALESCE(j.providerMessageId, d.providerMessageId), claimedUntil = NULL, updatedAt = @now`;
   const which = `d.${ledger.subject} = @${ledger.subject} AND d.channel = @channel AND d.result = 'pending'`;
   const update: Record<Dialect, string> = {
-    sqlite: `UPDATE ${ledger.table} AS d ${set} FROM j WHERE j.userId = d.userId AND ${which}`,
+    // `+d.result`: without statistics SQLite may otherwise walk the subject's pending rows by
+    // (subject, result) and scan the JSON rows for each, where each JSON row is one key look-up.
+    sqlite: `UPDATE ${ledger.table} AS d ${set} FROM j WHERE j.userId = d.userId AND ${which.replace('d.result', '+d.result')}`,
     mssql: `UPDATE d ${set} FROM ${ledger.table} AS d JOIN j ON j.userId = d.userId WHERE ${which}`,
   };
   return db.execute(
@@ -302,8 +304,8 @@ export async function deliveriesOf(db: SqlExecutor, announcementId: string): Pro
   return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
 }
 
-/** How a delivery report names its row: the ledger key (an SMS's tag) or the provider's id of the message. */
-export type ReportedDelivery = { key: DeliveryKey } | { channel: Channel; providerMessageId: string };
+/** How a delivery report names its row: the ledger key (an SMS's tag) or the provider's id of the message (SMS and e-mail: push has no reports). */
+export type ReportedDelivery = { key: DeliveryKey } | { channel: Exclude<Channel, 'push'>; providerMessageId: string };
 
 /**
  * Writes a provider's report over a row still `accepted` (or `pending`, when the report overtook
@@ -324,8 +326,9 @@ export async function settleReportedDelivery(
           { announcementId: target.key.announcementId, userId: target.key.userId, channel: target.key.channel },
         )
       : await db.query<DeliveryKey & { result: string }>(
+          // `channel <> 'push'`: the index of provider ids leaves push rows out (push has no reports).
           `SELECT announcementId, userId, channel, result FROM NotificationDeliveries
-           WHERE channel = @channel AND providerMessageId = @providerMessageId`,
+           WHERE channel = @channel AND channel <> 'push' AND providerMessageId = @providerMessageId`,
           { channel: target.channel, providerMessageId: target.providerMessageId.slice(0, 128) },
         );
   if (!row || (row.result !== 'accepted' && row.result !== 'pending')) return undefined;

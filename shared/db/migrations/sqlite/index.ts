@@ -18,6 +18,7 @@ import * as fanoutClaim from './0016-fanout-claim';
 import * as stalledDeliveryLeases from './0017-stalled-delivery-leases';
 import * as fanoutMessageLeases from './0018-fanout-message-leases';
 import * as noticeDeliveryLedger from './0019-notice-delivery-ledger';
+import * as reportLookupIndex from './0020-report-lookup-index';
 
 /** SQLite's migrations, in order; names match `../mssql/index.ts` one for one. */
 export const sqliteMigrations: readonly MigrationDefinition[] = [
@@ -40,4 +41,5 @@ export const sqliteMigrations: readonly MigrationDefinition[] = [
   { name: '0017-stalled-delivery-leases', up: stalledDeliveryLeases.up, down: stalledDeliveryLeases.down },
   { name: '0018-fanout-message-leases', up: fanoutMessageLeases.up, down: fanoutMessageLeases.down },
   { name: '0019-notice-delivery-ledger', up: noticeDeliveryLedger.up, down: noticeDeliveryLedger.down },
+  { name: '0020-report-lookup-index', up: reportLookupIndex.up, down: reportLookupIndex.down },
 ];
