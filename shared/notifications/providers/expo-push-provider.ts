@@ -30,7 +30,7 @@ import { nodeHttpClient } from './node-http-client';
  * so one bad row cannot make Expo refuse the whole batch.
  */
 
-let gzipSync: ((text: string) => Buffer) | undefined;
+let gzipSync: typeof import('node:zlib').gzipSync | undefined;
 
 /**
  * `zlib` on first use: an instance that never pushes (an API instance) does not load it at start.
@@ -40,8 +40,16 @@ let gzipSync: ((text: string) => Buffer) | undefined;
 function gzipText(text: string): Buffer {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   gzipSync ??= (require('node:zlib') as typeof import('node:zlib')).gzipSync;
-  return gzipSync(text);
+  return gzipSync(text, GZIP_OPTIONS);
 }
+
+/**
+ * The fastest level with a 4 KB window and small tables: 100 messages repeat the same text and
+ * fields every few hundred bytes, so the body is as small as at the default settings, in half the
+ * time (most of it setting up the compressor, which allocates a quarter of the memory). Any gzip
+ * reader takes a stream with a smaller window.
+ */
+const GZIP_OPTIONS = { level: 1, memLevel: 4, windowBits: 12 } as const;
 
 /** Expo's limit of messages per `send` request. */
 export const EXPO_MAX_BATCH = 100;
