@@ -453,7 +453,7 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
         await db.transaction((tx) => recordPushTickets(tx, db.dialect, [...tickets, ticket('t-1', isoAfter(NOW, 9))]));
         expect(await ticketsSentBefore(db, isoAfter(NOW, 2000), 10)).toEqual([tickets[2], tickets[1], tickets[0]]);
         expect(await ticketsSentBefore(db, isoAfter(NOW, 2000), 2)).toEqual([tickets[2], tickets[1]]);
-        await deletePushTicket(db, 't-1');
+        await deletePushTicket(db, tickets[2] as PushTicket);
         expect((await ticketsSentBefore(db, isoAfter(NOW, 5000), 10)).map((row) => row.ticketId)).toEqual(['t-2', 't-3', 't-4']);
       });
     });

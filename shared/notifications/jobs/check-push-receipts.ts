@@ -43,7 +43,7 @@ export async function checkPushReceipts(
     if (receipt === undefined || (receipt.result === 'provider_error' && receipt.transient)) {
       if (receipt?.result === 'provider_error') failedRequestCode = receipt.code;
       if (Date.parse(ticket.sentAt) <= now - RECEIPT_KEPT_FOR_MS) {
-        await deletePushTicket(db, ticket.ticketId);
+        await deletePushTicket(db, ticket);
         result.expired += 1;
       } else {
         result.stillPending += 1;
@@ -63,7 +63,7 @@ export async function checkPushReceipts(
         'push receipt reported an error',
       );
     }
-    await deletePushTicket(db, ticket.ticketId);
+    await deletePushTicket(db, ticket);
   }
   if (failedRequestCode) deps.logger.warn({ providerCode: failedRequestCode }, 'push receipts could not be read; retrying on the next run');
   deps.logger.info({ ...result }, 'push receipts checked');

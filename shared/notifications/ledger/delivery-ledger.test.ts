@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addAdult, addPublishedAnnouncement, migratedMemoryDatabase } from '../../../test/notifications/notification-fixtures';
 import type { Database, SqlExecutor, SqlParams } from '../../db/database';
 import { claimDelivery, deliveriesOf, finishDeliveries, finishDelivery, releaseDelivery, type DeliveryKey } from './delivery-ledger';
-import { recordPushTickets } from './push-tickets';
+import { deletePushTicket, recordPushTickets } from './push-tickets';
 
 const NOW = '2031-05-10T08:00:00.000Z';
 const LATER = '2031-05-10T08:01:00.000Z';
@@ -105,8 +105,11 @@ describe('the push answer statements on SQLite', () => {
     expect(plan?.some((step) => step.includes('IX_NotificationDeliveries_announcementId_result'))).toBe(false);
   });
 
-  it('checks each ticket by its primary key', async () => {
-    const [plan] = await plansOf((tx) => recordPushTickets(tx, 'sqlite', [{ ticketId: 't', token: 'x', userId: key.userId, announcementId: key.announcementId, sentAt: NOW }]));
-    expect(plan).toContain('SEARCH p USING COVERING INDEX sqlite_autoindex_PushTickets_1 (ticketId=?)');
+  it('checks each ticket by its primary key, which leads with the time its request was sent', async () => {
+    const ticket = { ticketId: 't', token: 'x', userId: key.userId, announcementId: key.announcementId, sentAt: NOW };
+    const [insertPlan] = await plansOf((tx) => recordPushTickets(tx, 'sqlite', [ticket]));
+    expect(insertPlan).toContain('SEARCH p USING COVERING INDEX sqlite_autoindex_PushTickets_1 (sentAt=? AND ticketId=?)');
+    const [deletePlan] = await plansOf((tx) => deletePushTicket(tx, ticket));
+    expect(deletePlan).toEqual(['SEARCH PushTickets USING INDEX sqlite_autoindex_PushTickets_1 (sentAt=? AND ticketId=?)']);
   });
 });

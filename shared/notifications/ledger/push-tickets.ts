@@ -25,7 +25,8 @@ const TICKET_COLUMNS = [
 
 /**
  * Records the tickets of one push request in one statement (in the caller's transaction, with the
- * request's ledger results); a ticket seen twice is kept once.
+ * request's ledger results); a ticket seen twice is kept once. The table's key leads with `sentAt`
+ * (migration 0021): a request's tickets share it, so they are appended however random Expo's ids.
  */
 export async function recordPushTickets(tx: SqlExecutor, dialect: Dialect, tickets: readonly PushTicket[]): Promise<void> {
   const unique = new Map<string, PushTicket>();
@@ -37,7 +38,7 @@ export async function recordPushTickets(tx: SqlExecutor, dialect: Dialect, ticke
   await tx.execute(
     `INSERT INTO PushTickets (ticketId, token, userId, announcementId, sentAt)
      SELECT j.ticketId, j.token, j.userId, j.announcementId, j.sentAt FROM ${source} AS j
-     WHERE NOT EXISTS (SELECT 1 FROM PushTickets p WHERE p.ticketId = j.ticketId)`,
+     WHERE NOT EXISTS (SELECT 1 FROM PushTickets p WHERE p.sentAt = j.sentAt AND p.ticketId = j.ticketId)`,
     { tickets: JSON.stringify([...unique.values()]) },
   );
 }
@@ -51,6 +52,7 @@ export async function ticketsSentBefore(db: Database, sentBefore: string, limit:
   );
 }
 
-export async function deletePushTicket(db: SqlExecutor, ticketId: string): Promise<void> {
-  await db.execute('DELETE FROM PushTickets WHERE ticketId = @ticketId', { ticketId });
+/** Deletes a ticket whose receipt was read, by the table's key (as `ticketsSentBefore` returned it). */
+export async function deletePushTicket(db: SqlExecutor, ticket: Pick<PushTicket, 'sentAt' | 'ticketId'>): Promise<void> {
+  await db.execute('DELETE FROM PushTickets WHERE sentAt = @sentAt AND ticketId = @ticketId', { sentAt: ticket.sentAt, ticketId: ticket.ticketId });
 }

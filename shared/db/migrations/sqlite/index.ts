@@ -19,6 +19,7 @@ import * as stalledDeliveryLeases from './0017-stalled-delivery-leases';
 import * as fanoutMessageLeases from './0018-fanout-message-leases';
 import * as noticeDeliveryLedger from './0019-notice-delivery-ledger';
 import * as reportLookupIndex from './0020-report-lookup-index';
+import * as pushTicketsInSendOrder from './0021-push-tickets-in-send-order';
 
 /** SQLite's migrations, in order; names match `../mssql/index.ts` one for one. */
 export const sqliteMigrations: readonly MigrationDefinition[] = [
@@ -42,4 +43,5 @@ export const sqliteMigrations: readonly MigrationDefinition[] = [
   { name: '0018-fanout-message-leases', up: fanoutMessageLeases.up, down: fanoutMessageLeases.down },
   { name: '0019-notice-delivery-ledger', up: noticeDeliveryLedger.up, down: noticeDeliveryLedger.down },
   { name: '0020-report-lookup-index', up: reportLookupIndex.up, down: reportLookupIndex.down },
+  { name: '0021-push-tickets-in-send-order', up: pushTicketsInSendOrder.up, down: pushTicketsInSendOrder.down },
 ];
