@@ -23,8 +23,8 @@ const perItem = (ms: number, items: number): string => `${(ms / items).toFixed(2
 const LABEL: Record<FanoutPhaseName, string> = { push: 'Push alone', sms: 'SMS alone', email: 'E-mail alone', combined: 'All three (combined)' };
 const CHANNEL_LABEL: Record<Channel, string> = { push: 'push', sms: 'SMS', email: 'e-mail' };
 const ADAPTER_LABEL: Record<AdapterChannel, string> = {
-  sms: 'SMS: the app\'s adapter (`SmsClient.send`)',
-  email: 'E-mail: the app\'s adapter (`POST /emails:send` through the SDK\'s pipeline, `ServiceClient.sendRequest`)',
+  sms: 'SMS: the app\'s adapter (`POST /sms` through the SDK\'s pipeline pieces, `acs-send-pipeline.ts`)',
+  email: 'E-mail: the app\'s adapter (`POST /emails:send` through the SDK\'s pipeline pieces, `acs-send-pipeline.ts`)',
 };
 
 /**
@@ -165,14 +165,14 @@ function appSideCosts(m: FanoutMeasurement): string[] {
   const sms = adapter('sms');
   if (email && sms) {
     lines.push(
-      `2. **The ACS adapters.** Alone, the app's e-mail adapter costs ${perItem(email.result.cpuMs, email.messages)} of CPU a send (its \`POST /emails:send\` through the SDK's pipeline pieces, \`acs-email-provider.ts\`: no long-running-operation poller, no status request built to be cancelled) and the SMS adapter (\`SmsClient.send\`) ${perItem(sms.result.cpuMs, sms.messages)}: HMAC signing, the SDK's pipeline and the HTTP request and answer.`,
+      `2. **The ACS adapters.** Alone, the app's e-mail adapter costs ${perItem(email.result.cpuMs, email.messages)} of CPU a send (its \`POST /emails:send\` through the SDK's pipeline pieces, \`acs-email-provider.ts\`: no long-running-operation poller, no status request built to be cancelled) and the SMS adapter ${perItem(sms.result.cpuMs, sms.messages)} (its \`POST /sms\`, the request \`SmsClient.send\` makes, without the client's tracing spans and model mappers, \`acs-sms-provider.ts\`): HMAC signing, the SDK's authentication, retry and request-id policies (\`acs-send-pipeline.ts\`) and the HTTP request and answer.`,
     );
   }
   const smsRun = phase('sms');
   const spend = statement(smsRun, 'UPDATE SmsMonthlySpend SET spentMicroUsd');
   if (smsRun) {
     lines.push(
-      `3. **Per-SMS statements.** Besides its ledger row, each SMS reads its opt-outs and the user's preferences (one statement) and reserves its spend (\`deliver-sms.ts\`, \`sms-opt-outs.ts\`, \`sms-spend-guard.ts\`), each an autocommit of its own${spend ? ` (the spend \`UPDATE\`: ${count(spend.calls)}× ${seconds(spend.ms)})` : ''}: ${count(smsRun.result.sqlite.calls)} statements for ${count(smsRun.result.recipients)} SMS in that run, ${seconds(smsRun.result.sqlite.ms)} in all.`,
+      `3. **Per-SMS statements.** Besides its ledger row, the SMS that start together (in one turn of the event loop) read their opt-outs and the users' preferences in one statement and reserve their spend in another (\`deliver-sms.ts\`, \`smsOptOutsOf\`, \`reserveSmsGroup\`), each an autocommit of its own${spend ? ` (the spend \`UPDATE\`: ${count(spend.calls)}× ${seconds(spend.ms)})` : ''}; the send-start marks, the claims and the result writes find their rows by key: ${count(smsRun.result.sqlite.calls)} statements for ${count(smsRun.result.recipients)} SMS in that run, ${seconds(smsRun.result.sqlite.ms)} in all.`,
     );
   }
   const any = m.phases.find((p) => p.channels.length === 1);
