@@ -15,6 +15,7 @@ import {
 import { verdictOf, type GoalRow } from './goals';
 import { count, mib, spreadText, table, times } from './markdown';
 import { spread, type Spread } from './stats';
+import { NODE_RUNTIME_ARGUMENTS } from '../shared/lifecycle/node-runtime-flags';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 1000 ? 2 : 1)} s`;
 const percent = (part: number, whole: number): string => `${((part / whole) * 100).toFixed(0)}%`;
@@ -282,7 +283,7 @@ export function renderFanoutSection(m: FanoutMeasurement): string[] {
       m.phases.length,
     ),
     '',
-    `Peak RSS: the highest of the worker's readings every ${plan.sampleEveryMs} ms and, on Linux, its VmHWM (reset when the fan-out started). The worker is a process of its own so that its memory is the fan-out's alone and the fake providers do not share its event loop (they run on the other core). When the worker's CPU share is near 100%, it is bound by one core, not by the providers' latency: more batches at once would not bring the time nearer the floor.`,
+    `Peak RSS: the highest of the worker's readings every ${plan.sampleEveryMs} ms and, on Linux, its VmHWM (reset when the fan-out started). The worker is a process of its own so that its memory is the fan-out's alone and the fake providers do not share its event loop (they run on the other core), started with the app's Node flags as the Functions host starts the app (\`${NODE_RUNTIME_ARGUMENTS}\`, \`shared/lifecycle/node-runtime-flags.ts\`). When the worker's CPU share is near 100%, it is bound by one core, not by the providers' latency: more batches at once would not bring the time nearer the floor.`,
     '',
     ...(m.adapters.length > 0
       ? [
