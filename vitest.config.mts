@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { NODE_RUNTIME_FLAGS } from './shared/lifecycle/node-runtime-flags.js';
 
 export default defineConfig({
   test: {
@@ -8,6 +9,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The tests run on the Node flags the app runs with everywhere (AsyncLocalStorage's implementation among them).
+    execArgv: [...NODE_RUNTIME_FLAGS],
     maxWorkers: 2,
   },
 });

@@ -15,6 +15,7 @@ import {
 import { verdictOf, type GoalRow } from './goals';
 import { count, mib, spreadText, table, times } from './markdown';
 import { spread, type Spread } from './stats';
+import { NODE_RUNTIME_ARGUMENTS } from '../shared/lifecycle/node-runtime-flags';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 1000 ? 2 : 1)} s`;
 const percent = (part: number, whole: number): string => `${((part / whole) * 100).toFixed(0)}%`;
@@ -23,8 +24,8 @@ const perItem = (ms: number, items: number): string => `${(ms / items).toFixed(2
 const LABEL: Record<FanoutPhaseName, string> = { push: 'Push alone', sms: 'SMS alone', email: 'E-mail alone', combined: 'All three (combined)' };
 const CHANNEL_LABEL: Record<Channel, string> = { push: 'push', sms: 'SMS', email: 'e-mail' };
 const ADAPTER_LABEL: Record<AdapterChannel, string> = {
-  sms: 'SMS: the app\'s adapter (`SmsClient.send`)',
-  email: 'E-mail: the app\'s adapter (`POST /emails:send` through the SDK\'s pipeline, `ServiceClient.sendRequest`)',
+  sms: 'SMS: the app\'s adapter (`POST /sms` through the SDK\'s pipeline pieces, `acs-send-pipeline.ts`)',
+  email: 'E-mail: the app\'s adapter (`POST /emails:send` through the SDK\'s pipeline pieces, `acs-send-pipeline.ts`)',
 };
 
 /**
@@ -165,14 +166,14 @@ function appSideCosts(m: FanoutMeasurement): string[] {
   const sms = adapter('sms');
   if (email && sms) {
     lines.push(
-      `2. **The ACS adapters.** Alone, the app's e-mail adapter costs ${perItem(email.result.cpuMs, email.messages)} of CPU a send (its \`POST /emails:send\` through the SDK's pipeline pieces, \`acs-email-provider.ts\`: no long-running-operation poller, no status request built to be cancelled) and the SMS adapter (\`SmsClient.send\`) ${perItem(sms.result.cpuMs, sms.messages)}: HMAC signing, the SDK's pipeline and the HTTP request and answer.`,
+      `2. **The ACS adapters.** Alone, the app's e-mail adapter costs ${perItem(email.result.cpuMs, email.messages)} of CPU a send (its \`POST /emails:send\` through the SDK's pipeline pieces, \`acs-email-provider.ts\`: no long-running-operation poller, no status request built to be cancelled) and the SMS adapter ${perItem(sms.result.cpuMs, sms.messages)} (its \`POST /sms\`, the request \`SmsClient.send\` makes, without the client's tracing spans and model mappers, \`acs-sms-provider.ts\`): HMAC signing, the SDK's authentication, retry and request-id policies (\`acs-send-pipeline.ts\`) and the HTTP request and answer.`,
     );
   }
   const smsRun = phase('sms');
   const spend = statement(smsRun, 'UPDATE SmsMonthlySpend SET spentMicroUsd');
   if (smsRun) {
     lines.push(
-      `3. **Per-SMS statements.** Besides its ledger row, each SMS reads its opt-outs and the user's preferences (one statement) and reserves its spend (\`deliver-sms.ts\`, \`sms-opt-outs.ts\`, \`sms-spend-guard.ts\`), each an autocommit of its own${spend ? ` (the spend \`UPDATE\`: ${count(spend.calls)}× ${seconds(spend.ms)})` : ''}: ${count(smsRun.result.sqlite.calls)} statements for ${count(smsRun.result.recipients)} SMS in that run, ${seconds(smsRun.result.sqlite.ms)} in all.`,
+      `3. **Per-SMS statements.** Besides its ledger row, the SMS that start together (in one turn of the event loop) read their opt-outs and the users' preferences in one statement and reserve their spend in another (\`deliver-sms.ts\`, \`smsOptOutsOf\`, \`reserveSmsGroup\`), each an autocommit of its own${spend ? ` (the spend \`UPDATE\`: ${count(spend.calls)}× ${seconds(spend.ms)})` : ''}; the send-start marks, the claims and the result writes find their rows by key: ${count(smsRun.result.sqlite.calls)} statements for ${count(smsRun.result.recipients)} SMS in that run, ${seconds(smsRun.result.sqlite.ms)} in all.`,
     );
   }
   const any = m.phases.find((p) => p.channels.length === 1);
@@ -282,7 +283,7 @@ export function renderFanoutSection(m: FanoutMeasurement): string[] {
       m.phases.length,
     ),
     '',
-    `Peak RSS: the highest of the worker's readings every ${plan.sampleEveryMs} ms and, on Linux, its VmHWM (reset when the fan-out started). The worker is a process of its own so that its memory is the fan-out's alone and the fake providers do not share its event loop (they run on the other core). When the worker's CPU share is near 100%, it is bound by one core, not by the providers' latency: more batches at once would not bring the time nearer the floor.`,
+    `Peak RSS: the highest of the worker's readings every ${plan.sampleEveryMs} ms and, on Linux, its VmHWM (reset when the fan-out started). The worker is a process of its own so that its memory is the fan-out's alone and the fake providers do not share its event loop (they run on the other core), started with the app's Node flags as the Functions host starts the app (\`${NODE_RUNTIME_ARGUMENTS}\`, \`shared/lifecycle/node-runtime-flags.ts\`). When the worker's CPU share is near 100%, it is bound by one core, not by the providers' latency: more batches at once would not bring the time nearer the floor.`,
     '',
     ...(m.adapters.length > 0
       ? [

@@ -13,6 +13,7 @@ import type { AdapterDone, AdapterRun, FanoutBenchMessage, FanoutDone, FanoutRea
 import { seedFanoutAudience } from './fanout-seed';
 import { measureLedgerFloor, type LedgerFloor } from './ledger-floor';
 import { rssProbe } from './rss';
+import { NODE_RUNTIME_FLAGS } from '../shared/lifecycle/node-runtime-flags';
 
 /** The SMS spend cap of each run: 10,000 SMS at the default unit price cost $75, which the guard must let through. */
 export const FANOUT_SMS_CAP_USD = 1000;
@@ -467,7 +468,8 @@ async function runWorker<T extends 'done' | 'adapter-done'>(
 ): Promise<WorkerRun<T>> {
   const child = fork(path.join(__dirname, 'fanout-worker.js'), [], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    execArgv: plan.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${plan.cpuProfileDir}`] : [],
+    // The app's own Node flags, as in production; the profile's when asked for.
+    execArgv: [...NODE_RUNTIME_FLAGS, ...(plan.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${plan.cpuProfileDir}`] : [])],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let stderr = '';

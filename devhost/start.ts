@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from '../shared/config';
 import { ensureFunctionsHostStorage } from './functions-host-storage';
 import { LOCAL_SETTINGS_FILE, LocalSettingsError, readLocalSettings } from './local-settings';
 import { portHolder, portTakenMessage } from './port-holder';
+import { hasNodeRuntimeFlags, NODE_RUNTIME_ARGUMENTS, NODE_RUNTIME_FLAGS } from '../shared/lifecycle/node-runtime-flags';
 
 /**
  * `npm start`: the Azure Functions host when Core Tools work on this machine, else the project's
@@ -57,7 +58,13 @@ async function runFunctionsHost(func: string, settings: Readonly<Record<string, 
   }
   const port = setting('PORT');
   note(`running the Azure Functions host (func start${port ? ` --port ${port}` : ''})`);
-  const child = spawn(func, ['start', ...(port ? ['--port', port] : [])], { stdio: 'inherit', shell: isWindows });
+  // The Node worker's flags as on Azure (the same app setting), unless the settings name their own.
+  const languageWorkerArguments = setting('languageWorkers__node__arguments') ?? NODE_RUNTIME_ARGUMENTS;
+  const child = spawn(func, ['start', ...(port ? ['--port', port] : [])], {
+    stdio: 'inherit',
+    shell: isWindows,
+    env: { ...process.env, languageWorkers__node__arguments: languageWorkerArguments },
+  });
   // Ctrl-C already reaches func and Azurite through the terminal's process group; only a targeted SIGTERM needs passing on.
   process.on('SIGINT', () => undefined);
   process.on('SIGTERM', () => child.kill('SIGTERM'));
@@ -92,6 +99,18 @@ function appPort(settings: Readonly<Record<string, string>>): number | undefined
   }
 }
 
+/**
+ * The local host in a process of its own started with the app's Node flags (this one was started
+ * without them, and flags are read when a process starts); its exit code is this one's.
+ */
+function runLocalHostWithFlags(): void {
+  const child = spawn(process.execPath, [...NODE_RUNTIME_FLAGS, path.join(__dirname, 'main.js')], { stdio: 'inherit' });
+  // Ctrl-C reaches the child through the terminal's process group; only a targeted SIGTERM needs passing on.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
 async function main(): Promise<void> {
   ensureLocalSettings();
   const settings = localSettings();
@@ -109,9 +128,13 @@ async function main(): Promise<void> {
     await runFunctionsHost(func, settings);
   } else {
     note("Azure Functions Core Tools (func) not available; running the project's local host (see devhost/README.md)");
-    // Loaded only when func is missing: the local host (and what it imports) never loads beside func.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    require('./main');
+    if (hasNodeRuntimeFlags()) {
+      // Loaded only when func is missing: the local host (and what it imports) never loads beside func.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      require('./main');
+    } else {
+      runLocalHostWithFlags();
+    }
   }
 }
 

@@ -63,8 +63,12 @@ var secretReferences = concat(
 // The host id is pinned because host keys and timer/singleton leases are kept per host id; outside
 // App Service the host would otherwise derive it from the replica's machine name. It must be at
 // most 32 lowercase letters, digits and dashes: ca-cp-<env>-api is (environmentName has at most 20).
+// languageWorkers__node__arguments: the flags the host starts the Node worker with, the app's own
+// (shared/lifecycle/node-runtime-flags.ts: AsyncLocalStorage without a hook on every promise; a test
+// holds this value to that list).
 var hostSettings = {
   FUNCTIONS_WORKER_RUNTIME: 'node'
+  languageWorkers__node__arguments: '--experimental-async-context-frame'
   AzureWebJobsStorage__accountName: storageAccountName
   AzureWebJobsStorage__credential: 'managedidentity'
   AzureWebJobsStorage__clientId: identityClientId

@@ -21,7 +21,7 @@ import {
   recipientsOfBatch,
   type Recipient,
 } from '../../shared/notifications/engine/recipients';
-import { clearProviderSmsOptOut, recordProviderSmsOptOut, smsOptOutOf } from '../../shared/notifications/channels/sms-opt-outs';
+import { clearProviderSmsOptOut, recordProviderSmsOptOut, smsOptOutOf, smsOptOutsOf } from '../../shared/notifications/channels/sms-opt-outs';
 import type { Section, User } from '../../shared/users/user';
 import { insertUser, updateAdultContact } from '../../shared/users/user-store';
 import { adultUser, childUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
@@ -180,6 +180,23 @@ export function describeNotificationAudienceContract(name: string, factory: Test
       await db.transaction((tx) => updatePreferences(tx, user.id, { sms: true }, NOW));
       await clearProviderSmsOptOut(db, phone, isoAfter(NOW, 2));
       expect(await smsOptOutOf(db, user.id, phone)).toBeUndefined();
+    });
+
+    it('reads the opt-outs of SMS that start together in one statement, each as the single read gives it', async () => {
+      const db = database();
+      const stopped = await addAdult(db, 3, { phone: '+15550131' });
+      const choosing = await addAdult(db, 4, { phone: '+15550132' });
+      const both = await addAdult(db, 5, { phone: '+15550133' });
+      const free = await addAdult(db, 6, { phone: '+15550134' });
+      await recordProviderSmsOptOut(db, '+15550131', NOW);
+      await recordProviderSmsOptOut(db, '+15550133', NOW);
+      await db.transaction((tx) => updatePreferences(tx, choosing.id, { sms: false }, NOW));
+      await db.transaction((tx) => updatePreferences(tx, both.id, { sms: false }, NOW));
+      const asked = [stopped, choosing, both, free, stopped].map((user, n) => ({ userId: user.id, phone: ['+15550131', '+15550132', '+15550133', '+15550134', '+1 555 0131'][n] as string }));
+      const grouped = await smsOptOutsOf(db, db.dialect, asked);
+      expect(grouped).toEqual(['provider_stop', 'user_choice', 'user_choice', undefined, 'provider_stop']);
+      expect(grouped).toEqual(await Promise.all(asked.map(({ userId, phone }) => smsOptOutOf(db, userId, phone))));
+      expect(await smsOptOutsOf(db, db.dialect, [])).toEqual([]);
     });
 
     it('keeps the later of STOP and START in force, whatever order and however often the reports are applied', async () => {

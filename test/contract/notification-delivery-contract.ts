@@ -15,7 +15,7 @@ import {
 import { deletePushTicket, recordPushTickets, ticketsSentBefore, type PushTicket } from '../../shared/notifications/ledger/push-tickets';
 import { clearSendStart, markSendStarts, restartSendStart } from '../../shared/notifications/ledger/send-repeatability';
 import { markStalledHandedOver, stalledDeliveries, userIdBefore } from '../../shared/notifications/ledger/stalled-deliveries';
-import { refundSms, reserveSms, spentUsd, type SmsReservation } from '../../shared/notifications/channels/sms-spend-guard';
+import { refundSms, reserveSms, reserveSmsGroup, spentUsd, type SmsReservation } from '../../shared/notifications/channels/sms-spend-guard';
 import type { SmsSpendSettings } from '../../shared/notifications/engine/fanout-deps';
 import { insertUser } from '../../shared/users/user-store';
 import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
@@ -388,6 +388,44 @@ export function describeNotificationDeliveryContract(name: string, factory: Test
         expect(await reserveSms(db, TEN_SMS, now, 4)).toEqual({ ok: false, month: '2031-10' });
         expect(await reserveSms(db, TEN_SMS, now, 3)).toMatchObject({ ok: true, costMicroUsd: 90_000 });
         expect(await spentUsd(db, '2031-10')).toBe(0.3);
+      });
+
+      it('reserves the SMS that start together in one statement, with the same cap, warning and refusals as one at a time', async () => {
+        const db = database();
+        const now = new Date('2031-11-10T08:00:00.000Z');
+        // The month's first group creates its row; 7 of 10 units, below the 80 % warning.
+        expect(await reserveSmsGroup(db, TEN_SMS, now, [1, 3, 3])).toEqual([
+          { ok: true, month: '2031-11', costMicroUsd: 30_000 },
+          { ok: true, month: '2031-11', costMicroUsd: 90_000 },
+          { ok: true, month: '2031-11', costMicroUsd: 90_000 },
+        ]);
+        expect(await messagesOf(db, '2031-11')).toBe(3);
+        // Crossing 80 %: the group's last reservation carries the month's one warning.
+        expect(await reserveSmsGroup(db, TEN_SMS, now, [1, 1])).toEqual([
+          { ok: true, month: '2031-11', costMicroUsd: 30_000 },
+          { ok: true, month: '2031-11', costMicroUsd: 30_000, warning: { spentUsd: 0.27, capUsd: 0.3 } },
+        ]);
+        // A group that does not fit whole: those that still fit, in order; the cap's first refusal flagged once.
+        expect(await reserveSmsGroup(db, TEN_SMS, now, [2, 1, 1])).toEqual([
+          { ok: false, month: '2031-11', capReached: { spentUsd: 0.27, capUsd: 0.3 } },
+          { ok: true, month: '2031-11', costMicroUsd: 30_000 },
+          { ok: false, month: '2031-11' },
+        ]);
+        expect(await spentUsd(db, '2031-11')).toBe(0.3);
+        expect(await messagesOf(db, '2031-11')).toBe(6);
+        expect(await reserveSmsGroup(db, TEN_SMS, now, [])).toEqual([]);
+      });
+
+      it('never lets racing groups of reservations pass the cap, and warns once', async () => {
+        const db = database();
+        const now = new Date('2031-12-10T08:00:00.000Z');
+        const groups = await Promise.all(Array.from({ length: 6 }, () => reserveSmsGroup(db, TEN_SMS, now, [1, 1, 1])));
+        const results = groups.flat();
+        expect(results.filter((result) => result.ok)).toHaveLength(10);
+        expect(results.filter((result) => result.ok && result.warning)).toHaveLength(1);
+        expect(results.filter((result) => !result.ok && result.capReached)).toHaveLength(1);
+        expect(await spentUsd(db, '2031-12')).toBe(0.3);
+        expect(await messagesOf(db, '2031-12')).toBe(10);
       });
 
       it('warns on the reservation that reaches 80 %, gives refunds back, and keeps months apart', async () => {

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { liveApiBaseUrls } from './live-api-hosts';
 import { parseLogLine } from './log-schema';
+import { NODE_RUNTIME_FLAGS } from '../../shared/lifecycle/node-runtime-flags';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '../..');
 const HOST_ENTRY = path.join(PROJECT_ROOT, 'dist/devhost/main.js');
@@ -33,7 +34,7 @@ export interface LocalHost {
  */
 export async function startLocalHost(env: Record<string, string>, timeoutMs = 30_000): Promise<LocalHost> {
   if (!existsSync(HOST_ENTRY)) throw new Error(`${HOST_ENTRY} is missing: run \`npm run build\` (npm test does it)`);
-  const child: ChildProcessByStdio<null, Readable, Readable> = spawn(process.execPath, [HOST_ENTRY], {
+  const child: ChildProcessByStdio<null, Readable, Readable> = spawn(process.execPath, [...NODE_RUNTIME_FLAGS, HOST_ENTRY], {
     cwd: PROJECT_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', DEVHOST_SKIP_LOCAL_SETTINGS: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

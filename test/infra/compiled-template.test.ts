@@ -6,6 +6,7 @@ import { scrubSecrets } from '../../shared/logging/scrub';
 import { loadAlerts, loadWorkspaceFunctions, queryText, ROOT, type AlertEntry } from './alert-catalogue';
 import { CANARY, cli, compileDeployment, NAME_PREFIX, PARAMETERS, resourceNamed, resourcesOfType, skipReason, type CompiledDeployment } from './compiled-template';
 import { specAlertRows } from './spec-tables';
+import { NODE_RUNTIME_ARGUMENTS } from '../../shared/lifecycle/node-runtime-flags';
 
 /**
  * What `azd up` would deploy, read from the COMPILED template of infra/main.bicep (the real Bicep
@@ -219,13 +220,17 @@ describe.skipIf(!cli.available)(`the compiled template of infra/main.bicep (Bice
       expect(value('AZURE_CLIENT_ID')).toBe(`[reference('${identity?.id}', '${identity?.apiVersion}').clientId]`);
     });
 
+    it("starts the app's Node worker with the app's Node flags", () => {
+      expect(env().find((variable) => variable.name === 'languageWorkers__node__arguments')).toMatchObject({ value: NODE_RUNTIME_ARGUMENTS });
+    });
+
     it('gives the app only settings it reads (local.settings.example.json lists them all)', () => {
       const known = new Set(Object.keys((JSON.parse(readFileSync(path.join(ROOT, 'local.settings.example.json'), 'utf8')) as { Values: object }).Values));
       const names = env().map((variable) => variable.name);
       expect(names).toEqual(expect.arrayContaining(SECRET_SETTINGS));
-      // Besides: what the Functions host reads (its storage by identity, its keys, its id) and the
-      // identity the Azure SDK's credential takes (AZURE_CLIENT_ID).
-      const hostSettings = names.filter((name) => /^(AzureWebJobs|AzureFunctionsWebHost__)/.test(name) || name === 'AZURE_CLIENT_ID');
+      // Besides: what the Functions host reads (its storage by identity, its keys, its id, the Node
+      // worker's arguments) and the identity the Azure SDK's credential takes (AZURE_CLIENT_ID).
+      const hostSettings = names.filter((name) => /^(AzureWebJobs|AzureFunctionsWebHost__|languageWorkers__)/.test(name) || name === 'AZURE_CLIENT_ID');
       expect(hostSettings.length).toBeGreaterThanOrEqual(5);
       expect(names.filter((name) => !known.has(name) && !hostSettings.includes(name))).toEqual([]);
     });

@@ -3,11 +3,13 @@ import type { DeliveryKey } from '../ledger/delivery-ledger';
 import { reportBudgetExceeded, reportOptedOut, reportOutcomeUnknown, reportRetry, type DeliveryFacts } from '../engine/delivery-report';
 import { REPEATABILITY_EXPIRED } from '../../ports/delivery';
 import type { Recipient } from '../engine/recipients';
-import { smsOptOutOf } from './sms-opt-outs';
+import { smsOptOutsOf, type SmsOptOut } from './sms-opt-outs';
 import { OUTCOME_UNKNOWN } from '../ledger/send-repeatability';
 import { smsReportTag } from '../ledger/sms-report-tag';
 import { fitSmsText, smsSegments } from './sms-segments';
-import { refundSms, reserveSms } from './sms-spend-guard';
+import { refundSms, reserveSmsGroup, type SmsReservation } from './sms-spend-guard';
+import { TurnGroups } from '../../concurrency/turn-groups';
+import { SEND_MARK_MAX_ROWS } from '../ledger/send-starts';
 
 /**
  * One SMS carries the title and as much of the body as fits in three segments of its encoding
@@ -34,6 +36,32 @@ function smsOf(announcement: DeliveryContext['announcement']): { text: string; s
   return sms;
 }
 
+/** What stands between an SMS and its send: an opt-out, or else its spend reservation (refused or not). */
+type SmsCheck = { optOut: SmsOptOut } | { reservation: SmsReservation };
+
+/** Each batch's checks of the SMS starting together, in two statements per group (`TurnGroups`). */
+const smsChecksOfBatch = new WeakMap<DeliveryContext, TurnGroups<{ userId: string; phone: string }, SmsCheck>>();
+
+/** At most this many SMS share a check: as many as share a send-start mark. */
+const SMS_CHECK_MAX = SEND_MARK_MAX_ROWS;
+
+function smsChecksOf(ctx: DeliveryContext): TurnGroups<{ userId: string; phone: string }, SmsCheck> {
+  let checks = smsChecksOfBatch.get(ctx);
+  if (!checks) {
+    const { segments } = smsOf(ctx.announcement);
+    checks = new TurnGroups(async (recipients) => {
+      // Read right before the sends, as one SMS's check would be: a change made meanwhile still applies.
+      const optOuts = await smsOptOutsOf(ctx.db, ctx.db.dialect, recipients);
+      const sending = optOuts.filter((optOut) => optOut === undefined);
+      const reservations = await reserveSmsGroup(ctx.db, ctx.deps.sms, ctx.now(), sending.map(() => segments));
+      let next = 0;
+      return optOuts.map((optOut): SmsCheck => (optOut ? { optOut } : { reservation: reservations[next++] as SmsReservation }));
+    }, SMS_CHECK_MAX);
+    smsChecksOfBatch.set(ctx, checks);
+  }
+  return checks;
+}
+
 /**
  * One recipient's SMS, its ledger row held by the caller: check the opt-outs (the user's and the
  * provider's STOP list), reserve the spend of its segments, send (the provider retries transient
@@ -48,16 +76,15 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
   const key = ctx.key(recipient.userId, 'sms');
   const facts = { announcementId: ctx.announcement.id, recipientUserId: recipient.userId, channel: 'sms' as const };
 
-  const optOut = await smsOptOutOf(ctx.db, recipient.userId, phone);
-  if (optOut) {
-    ctx.record(key, { result: 'opted_out', providerCode: optOut });
-    reportOptedOut(ctx.deps, facts, optOut);
-    return;
-  }
-
   // The spend is reserved before the first send is marked: the mark is the last write before the call.
   const { text, segments } = smsOf(ctx.announcement);
-  const reservation = await reserveSms(ctx.db, ctx.deps.sms, ctx.now(), segments);
+  const check = await smsChecksOf(ctx).ask({ userId: recipient.userId, phone });
+  if ('optOut' in check) {
+    ctx.record(key, { result: 'opted_out', providerCode: check.optOut });
+    reportOptedOut(ctx.deps, facts, check.optOut);
+    return;
+  }
+  const { reservation } = check;
   if (reservation.ok && reservation.warning) {
     ctx.deps.logger.warn({ month: reservation.month, ...reservation.warning, share: 0.8 }, 'sms spend reached 80% of the monthly cap');
   }

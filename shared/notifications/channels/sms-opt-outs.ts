@@ -1,4 +1,5 @@
-import type { SqlExecutor } from '../../db/database';
+import type { Dialect, SqlExecutor } from '../../db/database';
+import { jsonRowsCte } from '../../db/dialect';
 import { UniqueViolationError } from '../../db/database-errors';
 import { canonicalPhone } from '../../validation/contact-address';
 import { isOn } from '../../users/notification-preferences';
@@ -63,13 +64,52 @@ export type SmsOptOut = 'user_choice' | 'provider_stop';
  */
 export async function smsOptOutOf(db: SqlExecutor, userId: string, phone: string): Promise<SmsOptOut | undefined> {
   const canonical = canonicalPhone(phone) ?? null;
-  const [row] = await db.query<{ sms: number | boolean | null; stopped: string | null }>(
+  const [row] = await db.query<OptOutRow>(
     `SELECT p.sms AS sms, o.phone AS stopped
      FROM (SELECT 1 AS one) AS asked
      LEFT JOIN NotificationPreferences p ON p.userId = @userId
-     LEFT JOIN SmsOptOuts o ON o.phone = @phone AND o.optedOutAt IS NOT NULL AND (o.optedInAt IS NULL OR o.optedInAt < o.optedOutAt)`,
+     LEFT JOIN SmsOptOuts o ON o.phone = @phone AND ${STOP_IN_FORCE}`,
     { userId, phone: canonical },
   );
+  return optOutOf(row);
+}
+
+/** A number's STOP is in force: it came after its last START, if any. */
+const STOP_IN_FORCE = 'o.optedOutAt IS NOT NULL AND (o.optedInAt IS NULL OR o.optedInAt < o.optedOutAt)';
+
+type OptOutRow = { sms: number | boolean | null; stopped: string | null };
+
+function optOutOf(row: OptOutRow | undefined): SmsOptOut | undefined {
   if (row && row.sms !== null && !isOn(row.sms)) return 'user_choice';
   return row?.stopped ? 'provider_stop' : undefined;
+}
+
+const ASKED_COLUMNS = [
+  { name: 'n', type: { text: 8 } },
+  { name: 'userId', type: { text: 64 } },
+  { name: 'phone', type: { text: 32 } },
+] as const;
+
+/**
+ * `smsOptOutOf` for many recipients in one statement (the SMS that start together), each read at
+ * that moment as the single form reads it.
+ * @returns each recipient's opt-out, in order.
+ */
+export async function smsOptOutsOf(
+  db: SqlExecutor,
+  dialect: Dialect,
+  recipients: readonly { userId: string; phone: string }[],
+): Promise<(SmsOptOut | undefined)[]> {
+  if (recipients.length === 0) return [];
+  const asked = recipients.map((recipient, n) => ({ n: String(n), userId: recipient.userId, phone: canonicalPhone(recipient.phone) ?? null }));
+  const rows = await db.query<OptOutRow & { n: string }>(
+    `${jsonRowsCte(dialect, 'j', '@asked', ASKED_COLUMNS)}
+     SELECT j.n AS n, p.sms AS sms, o.phone AS stopped
+     FROM j
+     LEFT JOIN NotificationPreferences p ON p.userId = j.userId
+     LEFT JOIN SmsOptOuts o ON o.phone = j.phone AND ${STOP_IN_FORCE}`,
+    { asked: JSON.stringify(asked) },
+  );
+  const byN = new Map(rows.map((row) => [String(row.n), row]));
+  return asked.map(({ n }) => optOutOf(byN.get(n)));
 }

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../db/database';
+import type { Database, Dialect, SqlExecutor } from '../../db/database';
 import { UniqueViolationError } from '../../db/database-errors';
 import type { SmsSpendSettings } from '../engine/fanout-deps';
 
@@ -89,6 +89,60 @@ export async function reserveSms(db: SqlExecutor, settings: SmsSpendSettings, no
   return warned === 1
     ? { ok: true, month, costMicroUsd: cost, warning: await spendLevel(db, month, cap) }
     : { ok: true, month, costMicroUsd: cost };
+}
+
+/**
+ * `reserveSms` for SMS that start together (of `segments[i]` segments each), in one statement when
+ * the whole group fits under the cap: the same counters as one reservation each, the 80 % warning
+ * on the reservation that crossed it (the group's last), decided from the spend the statement
+ * returns rather than by a second write per SMS. A group that does not fit whole is reserved one
+ * SMS at a time, in order, so exactly those that still fit are reserved and the cap's first
+ * refusal is flagged once, as without the group.
+ * @returns each SMS's reservation, in order.
+ * @throws Error when a segment count is not a positive integer (a caller bug).
+ */
+export async function reserveSmsGroup(
+  db: Pick<Database, 'query' | 'execute' | 'dialect'>,
+  settings: SmsSpendSettings,
+  now: Date,
+  segments: readonly number[],
+): Promise<SmsReservation[]> {
+  if (segments.length <= 1) return Promise.all(segments.map((count) => reserveSms(db, settings, now, count)));
+  const unit = toMicros(settings.unitCostUsd);
+  const costs = segments.map((count) => {
+    if (!Number.isSafeInteger(count) || count < 1) throw new Error(`reserveSmsGroup: segments must be positive integers, got ${String(count)}`);
+    return count * unit;
+  });
+  const cost = costs.reduce((sum, each) => sum + each, 0);
+  if (!Number.isSafeInteger(cost)) throw new Error('reserveSmsGroup: the cost of the group is not a safe integer');
+  const month = spendMonth(now);
+  const at = now.toISOString();
+  const cap = toMicros(settings.monthlyCapUsd);
+  const set = 'SET spentMicroUsd = spentMicroUsd + @cost, messages = messages + @count, updatedAt = @at';
+  const where = 'WHERE month = @month AND spentMicroUsd + @cost <= @cap';
+  const statement: Record<Dialect, string> = {
+    sqlite: `UPDATE SmsMonthlySpend ${set} ${where} RETURNING spentMicroUsd, warnedAt`,
+    mssql: `UPDATE SmsMonthlySpend ${set} OUTPUT inserted.spentMicroUsd, inserted.warnedAt ${where}`,
+  };
+  const reserve = () =>
+    db.query<{ spentMicroUsd: number | string; warnedAt: string | null }>(statement[db.dialect], { month, cost, count: costs.length, cap, at });
+  let [spent] = await reserve();
+  if (!spent) {
+    await createMonth(db, month, at);
+    [spent] = await reserve();
+  }
+  if (!spent) {
+    const alone: SmsReservation[] = [];
+    for (const count of segments) alone.push(await reserveSms(db, settings, now, count));
+    return alone;
+  }
+  const reserved: SmsReservation[] = costs.map((costMicroUsd) => ({ ok: true, month, costMicroUsd }));
+  if (spent.warnedAt === null && Number(spent.spentMicroUsd) >= Math.ceil(cap * SPEND_WARNING_SHARE)) {
+    // Of instances crossing it together, the one whose write sets warnedAt warns.
+    const warned = await db.execute('UPDATE SmsMonthlySpend SET warnedAt = @at WHERE month = @month AND warnedAt IS NULL', { month, at });
+    if (warned === 1) reserved[reserved.length - 1] = { ok: true, month, costMicroUsd: costs[costs.length - 1] as number, warning: await spendLevel(db, month, cap) };
+  }
+  return reserved;
 }
 
 /**

@@ -88,7 +88,19 @@ const CLAIMED_COLUMNS = [
   { name: 'plannedMessageId', type: { text: 128 } },
 ] as const;
 
-const inRows = (table: LeasedLedger['table']): string => `EXISTS (SELECT 1 FROM j WHERE j.userId = ${table}.userId AND j.channel = ${table}.channel)`;
+/**
+ * The condition "the row is one of the JSON rows `j`" (same user and channel, of the ledger's
+ * subject), spelled so that each engine finds the rows by primary key, whatever the subject's size.
+ * SQL Server plans the EXISTS as a seek per row of `j`. SQLite evaluated it per ledger row, walking
+ * every pending row of the announcement in each statement (its index on announcementId and result
+ * looked cheaper): there the rows' rowids are looked up from `j` first, in that order (CROSS JOIN).
+ */
+export function inRows(dialect: Dialect, ledger: LeasedLedger = ANNOUNCEMENT_LEDGER): string {
+  const { table, subject } = ledger;
+  return dialect === 'sqlite'
+    ? `rowid IN (SELECT d.rowid FROM j CROSS JOIN ${table} AS d WHERE d.${subject} = @${subject} AND d.userId = j.userId AND d.channel = j.channel)`
+    : `EXISTS (SELECT 1 FROM j WHERE j.userId = ${table}.userId AND j.channel = ${table}.channel)`;
+}
 
 /**
  * The claim's two writes, per dialect: each returns the keys it changed (SQLite `RETURNING`, SQL
@@ -99,7 +111,7 @@ function claimStatements(dialect: Dialect, ledger: LeasedLedger): { reclaim: str
   const { table, subject } = ledger;
   const rows = jsonRowsCte(dialect, 'j', '@rows', CLAIMED_COLUMNS);
   // A pending row whose lease ran out (a crash, or a release) is claimed again, and `attempts` counts it.
-  const reclaimWhere = `WHERE ${subject} = @${subject} AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now) AND ${inRows(table)}`;
+  const reclaimWhere = `WHERE ${subject} = @${subject} AND result = 'pending' AND (claimedUntil IS NULL OR claimedUntil <= @now) AND ${inRows(dialect, ledger)}`;
   const insertColumns = `(${subject}, userId, channel, result, attempts, providerCode, providerMessageId, claimedUntil, createdAt, updatedAt)`;
   const insertValues = `SELECT @${subject}, j.userId, j.channel, 'pending', 1, NULL, j.plannedMessageId, @leaseUntil, @now, @now FROM j`;
   const absent = (hint: string) =>
@@ -157,7 +169,8 @@ export async function claimDeliveries(
     if (held.size < unique.size) {
       const found = await tx.query<{ userId: string; channel: string; result: string }>(
         `${jsonRowsCte(db.dialect, 'j', '@rows', CLAIMED_COLUMNS)}
-         SELECT userId, channel, result FROM ${ledger.table} WHERE ${ledger.subject} = @${ledger.subject} AND ${inRows(ledger.table)}`,
+         SELECT d.userId, d.channel, d.result FROM j CROSS JOIN ${ledger.table} AS d
+         WHERE d.${ledger.subject} = @${ledger.subject} AND d.userId = j.userId AND d.channel = j.channel`,
         { [ledger.subject]: announcementId, rows },
       );
       for (const row of found) others.set(idOf(row), row.result);

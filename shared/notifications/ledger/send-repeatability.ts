@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Dialect, SqlExecutor } from '../../db/database';
 import { jsonRowsCte } from '../../db/dialect';
-import type { DeliveryKey } from './delivery-ledger';
+import { inRows, type DeliveryKey } from './delivery-ledger';
 import type { DeliveryOutcome, RepeatablePair } from '../../ports/delivery';
 import { SHUTDOWN_CODE } from '../providers/provider-http';
 import { ANNOUNCEMENT_LEDGER, rowParams, type LeasedLedger } from './leased-rows';
@@ -83,7 +83,7 @@ export async function markSendStarts(
   if (keys.length === 0) return new Map();
   const { table, subject } = ledger;
   const set = 'SET firstSentAt = COALESCE(firstSentAt, @now)';
-  const where = `WHERE ${subject} = @${subject} AND result = 'pending' AND EXISTS (SELECT 1 FROM j WHERE j.userId = ${table}.userId AND j.channel = ${table}.channel)`;
+  const where = `WHERE ${subject} = @${subject} AND result = 'pending' AND ${inRows(dialect, ledger)}`;
   const statement: Record<Dialect, string> = {
     sqlite: `UPDATE ${table} ${set} ${where} RETURNING userId, channel, firstSentAt`,
     mssql: `UPDATE ${table} ${set} OUTPUT inserted.userId, inserted.channel, inserted.firstSentAt ${where}`,

@@ -1,7 +1,7 @@
 import type { Database, Dialect, SqlExecutor } from '../../db/database';
 import { jsonRowsCte, limitClause } from '../../db/dialect';
 import type { Channel } from '../../ports/delivery';
-import type { DeliveryKey } from './delivery-ledger';
+import { inRows, type DeliveryKey } from './delivery-ledger';
 
 /**
  * Ledger rows left behind by a holder that died. A claim and each renewal set a row's
@@ -56,8 +56,7 @@ export async function markStalledHandedOver(
   now: string,
 ): Promise<Pick<DeliveryKey, 'userId' | 'channel'>[]> {
   if (rows.length === 0) return [];
-  const inRows = 'EXISTS (SELECT 1 FROM j WHERE j.userId = NotificationDeliveries.userId AND j.channel = NotificationDeliveries.channel)';
-  const where = `WHERE announcementId = @announcementId AND ${STALLED} AND ${inRows}`;
+  const where = `WHERE announcementId = @announcementId AND ${STALLED} AND ${inRows(dialect)}`;
   const set = 'SET claimedUntil = @now, updatedAt = @now';
   const statement: Record<Dialect, string> = {
     sqlite: `UPDATE NotificationDeliveries ${set} ${where} RETURNING userId, channel`,

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { AcsAccess } from '../../config';
-import { acsFailure, isLoopbackHttp, observeTries, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
+import { acsFailure, isLoopbackHttp, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
+import { createAcsSendPipeline, type AcsSendPipeline } from './acs-send-pipeline';
 import type { DeliveryOutcome, EmailProvider } from '../../ports/delivery';
-import { ACS_EMAIL_API_VERSION, acsEmailClient, errorCodeOf, failedOperation, jsonObjectOf, readEmailOperation } from './acs-email-operation';
+import { ACS_EMAIL_API_VERSION, errorCodeOf, failedOperation, jsonObjectOf, readEmailOperation } from './acs-email-operation';
 import { SHUTDOWN_CODE, shutdownOutcome } from './provider-http';
 
 /**
  * E-mail through Azure Communication Services: the e-mail API's send (`POST /emails:send`, the API
  * version `@azure/communication-email` speaks) through the SDK's own pipeline pieces
- * (`acsEmailClient`: its authentication policy, retries and per-try policy, as the status read).
+ * (`acs-send-pipeline.ts`: its authentication policy, retries and per-try policy, as the status
+ * read's, without the policies a send does not need).
  * The send ends when ACS has accepted the message (202, a long-running operation): its final
  * result arrives later as a delivery report (or, failing that, from the settle timer's one status
  * request, `operationOutcome`), so no concurrency slot waits for the operation. Not the SDK's
@@ -42,6 +44,7 @@ export interface AcsEmailProviderOptions extends AcsPipelineSettings {
 export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailProvider {
   const sendUrl = `${options.access.endpoint.replace(/\/+$/, '')}/emails:send?api-version=${ACS_EMAIL_API_VERSION}`;
   const allowInsecureConnection = isLoopbackHttp(options.access.endpoint);
+  let sendPipeline: AcsSendPipeline | undefined;
 
   return {
     async send(message, observer) {
@@ -53,7 +56,7 @@ export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailP
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const pipeline = require('@azure/core-rest-pipeline') as typeof import('@azure/core-rest-pipeline');
         // Inside the try: a parse error of the SDK quotes the connection string, key included.
-        const client = acsEmailClient(options);
+        sendPipeline ??= createAcsSendPipeline(options);
         const request = pipeline.createPipelineRequest({
           url: sendUrl,
           method: 'POST',
@@ -75,7 +78,7 @@ export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailP
           abortSignal: sendAbortSignal(options),
           allowInsecureConnection,
         });
-        const response = await observeTries(observer, () => client.sendRequest(request));
+        const response = await sendPipeline.send(request, observer);
         status = response.status;
         body = response.bodyAsText ?? undefined;
       } catch (error) {

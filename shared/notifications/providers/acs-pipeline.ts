@@ -1,6 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CommonClientOptions } from '@azure/core-client';
-import type { PipelinePolicy } from '@azure/core-rest-pipeline';
+import type { PipelinePolicy, PipelineRequest } from '@azure/core-rest-pipeline';
 import type { TokenCredential } from '@azure/core-auth';
 import { managedIdentity } from '../../azure/managed-identity';
 import type { AcsAccess } from '../../config';
@@ -108,11 +107,13 @@ interface ObservedSend extends SendObserver {
   lastFailure?: string;
 }
 
-const observed = new AsyncLocalStorage<ObservedSend>();
+/** Each send's observer, by its request: the retry policy resends the very same request object. */
+const observed = new WeakMap<PipelineRequest, ObservedSend>();
 
-/** Runs one message's send with `observer` told of each try (the SDK's retries included). */
-export function observeTries<T>(observer: SendObserver | undefined, send: () => Promise<T>): Promise<T> {
-  return observed.run(observer ?? { tries: 0 }, send);
+/** Runs the send of `request` with `observer` told of each try (the SDK's retries included). */
+export function observeTries<T>(observer: SendObserver | undefined, request: PipelineRequest, send: () => Promise<T>): Promise<T> {
+  if (observer) observed.set(request, observer);
+  return send();
 }
 
 /**
@@ -131,7 +132,7 @@ function tryPolicy(timeoutMs: number): PipelinePolicy {
     async sendRequest(request, next) {
       // A request cancelled before it is sent is no try.
       if (request.abortSignal?.aborted) return next(request);
-      const observer = observed.getStore();
+      const observer = observed.get(request);
       if (observer) {
         if (observer.tries > 0) observer.onRetry?.(observer.lastFailure ?? 'unknown', observer.tries);
         observer.tries += 1;

@@ -1,32 +1,30 @@
-import type { SmsClient, SmsSendResult } from '@azure/communication-sms';
-import type { PipelinePolicy } from '@azure/core-rest-pipeline';
+import { randomUUID } from 'node:crypto';
 import type { AcsAccess } from '../../config';
-import {
-  acsClientArguments,
-  acsClientOptions,
-  acsFailure,
-  observeTries,
-  REPEATABILITY_EXPIRED_STATUS,
-  sendAbortSignal,
-  type AcsPipelineSettings,
-} from './acs-pipeline';
+import { acsFailure, isLoopbackHttp, REPEATABILITY_EXPIRED_STATUS, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
+import { errorCodeOf, jsonObjectOf } from './acs-email-operation';
+import { createAcsSendPipeline, type AcsSendPipeline } from './acs-send-pipeline';
 import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type SmsProvider } from '../../ports/delivery';
-import { httpStatusCode, isTransientStatus, shutdownOutcome } from './provider-http';
+import { asRecord, httpStatusCode, isTransientStatus, shutdownOutcome } from './provider-http';
 
 /**
- * SMS through Azure Communication Services with its official SDK (`@azure/communication-sms`),
- * one recipient per request, with a delivery report requested and the ledger row named in the
- * `tag` (the report carries it back).
+ * SMS through Azure Communication Services: the SMS API's send (`POST /sms`, api-version
+ * 2021-03-07, the request `@azure/communication-sms`'s `SmsClient.send` makes, byte for byte, a
+ * test holds it so) through the SDK's own pipeline pieces (`acs-send-pipeline.ts`: its
+ * authentication, retries, user agent and request id), one recipient per request, with a delivery
+ * report requested and the ledger row named in the `tag` (the report carries it back). Not
+ * `SmsClient` itself: its tracing spans, model serializer and deserializer, and the body rewritten
+ * for the row's repeatability pair cost half an SMS's CPU in the fan-out (bench/results.md).
  *
  * Mapping: a recipient result `successful` → `accepted` (`providerMessageId` = its `messageId`;
  * the delivery report settles it); otherwise its `httpStatusCode` decides: 408/429/5xx →
  * transient, other codes (400: a number the carrier will not take) → permanent, code
  * `http_<status>`; 412 → `repeatability_expired` (the row's first send is older than ACS
- * tracks). A refused request → `acsFailure`. `errorMessage`s are never read: they quote the number.
+ * tracks). A refused request (any answer but 202, as the SDK's operation expects) → `acsFailure`
+ * with ACS's error code. `errorMessage`s are never read: they quote the number.
  *
- * The SDK gives each recipient a fresh repeatability pair per call; a message that carries its own
- * (`SmsMessage.repeatability`, the ledger row's) gets that pair instead, so a resend after a
- * restart is a repeat ACS recognises.
+ * Each recipient carries a repeatability pair (`repeatabilityRequestId`, `repeatabilityFirstSent`
+ * in the body, which every retry resends): the ledger row's (`SmsMessage.repeatability`), so a
+ * resend after a restart is a repeat ACS recognises; else, as the SDK does, a fresh one per call.
  */
 
 export interface AcsSmsProviderOptions extends AcsPipelineSettings {
@@ -35,90 +33,77 @@ export interface AcsSmsProviderOptions extends AcsPipelineSettings {
   from: string;
 }
 
-/** Creates the ACS SMS adapter; the SDK is loaded with the first message. */
+/** The SMS API version `@azure/communication-sms` 1.1 speaks. */
+export const ACS_SMS_API_VERSION = '2021-03-07';
+
+/** The SDK's user agent (`azsdk-js-communication-sms/<version>`), so ACS sees the client it saw. */
+const SMS_USER_AGENT = 'azsdk-js-communication-sms/1.1.0';
+
+/** Creates the ACS SMS adapter; the SDK's pipeline pieces are loaded with the first message. */
 export function createAcsSmsProvider(options: AcsSmsProviderOptions): SmsProvider {
-  let client: SmsClient | undefined;
-  const smsClient = (): SmsClient => {
-    if (!client) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const sdk = require('@azure/communication-sms') as typeof import('@azure/communication-sms');
-      const args = acsClientArguments(options.access, options);
-      const clientOptions = acsClientOptions(options, [rowRepeatabilityPolicy]);
-      client = args.length === 1 ? new sdk.SmsClient(args[0], clientOptions) : new sdk.SmsClient(args[0], args[1], clientOptions);
-    }
-    return client;
-  };
+  const sendUrl = `${options.access.endpoint.replace(/\/+$/, '')}/sms?api-version=${ACS_SMS_API_VERSION}`;
+  const allowInsecureConnection = isLoopbackHttp(options.access.endpoint);
+  let pipeline: AcsSendPipeline | undefined;
 
   return {
     async send(message, observer) {
       if (options.shutdown?.stopping.aborted) return shutdownOutcome();
+      let status: number;
+      let body: string | undefined;
       try {
-        const results = await observeTries(observer, () =>
-          smsClient().send(
-            { from: options.from, to: [message.to], message: message.text },
-            {
-              enableDeliveryReport: true,
-              ...(message.tag ? { tag: message.tag } : {}),
-              ...(message.repeatability
-                ? {
-                    requestOptions: {
-                      customHeaders: {
-                        [REQUEST_ID_HEADER]: message.repeatability.requestId,
-                        [FIRST_SENT_HEADER]: message.repeatability.firstSent.toUTCString(),
-                      },
-                    },
-                  }
-                : {}),
-              abortSignal: sendAbortSignal(options),
-            },
-          ),
-        );
-        return recipientOutcome(results[0]);
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const core = require('@azure/core-rest-pipeline') as typeof import('@azure/core-rest-pipeline');
+        // Inside the try: a parse error of the SDK quotes the connection string, key included.
+        pipeline ??= createAcsSendPipeline(options, SMS_USER_AGENT);
+        const request = core.createPipelineRequest({
+          url: sendUrl,
+          method: 'POST',
+          body: JSON.stringify({
+            from: options.from,
+            smsRecipients: [
+              {
+                to: message.to,
+                repeatabilityRequestId: message.repeatability?.requestId ?? randomUUID(),
+                repeatabilityFirstSent: (message.repeatability?.firstSent ?? new Date()).toUTCString(),
+              },
+            ],
+            message: message.text,
+            smsSendOptions: { enableDeliveryReport: true, ...(message.tag ? { tag: message.tag } : {}) },
+          }),
+          headers: core.createHttpHeaders({ 'content-type': 'application/json', accept: 'application/json' }),
+          abortSignal: sendAbortSignal(options),
+          allowInsecureConnection,
+        });
+        const response = await pipeline.send(request, observer);
+        status = response.status;
+        body = response.bodyAsText ?? undefined;
       } catch (error) {
         // Cut off at the deadline: ACS may have taken it, and nothing tells; the row is released.
         if (options.shutdown?.deadline.aborted) return shutdownOutcome();
         return acsFailure(error);
       }
+      if (status !== 202) return acsFailure({ statusCode: status, code: errorCodeOf(body) });
+      const results = jsonObjectOf(body)?.value;
+      return recipientOutcome(Array.isArray(results) ? (asRecord(results[0]) as SmsSendResult | undefined) : undefined);
     },
   };
+}
+
+/** One recipient's result in ACS's 202 answer (`value[]`). */
+interface SmsSendResult {
+  messageId?: unknown;
+  httpStatusCode?: unknown;
+  successful?: unknown;
 }
 
 function recipientOutcome(result: SmsSendResult | undefined): DeliveryOutcome {
   // Accepted but unreadable: the message may be on its way, so no retry that could send it twice.
   if (result === undefined) return { result: 'provider_error', code: 'bad_response', transient: false };
-  if (result.successful) {
+  if (result.successful === true) {
     // Without a message id the report still finds the row by its tag.
-    return result.messageId ? { result: 'accepted', providerMessageId: result.messageId } : { result: 'accepted' };
+    return typeof result.messageId === 'string' && result.messageId ? { result: 'accepted', providerMessageId: result.messageId } : { result: 'accepted' };
   }
   const status = typeof result.httpStatusCode === 'number' ? result.httpStatusCode : 500;
   if (status === REPEATABILITY_EXPIRED_STATUS) return { result: 'provider_error', code: REPEATABILITY_EXPIRED, transient: false };
   return { result: 'provider_error', code: httpStatusCode(status), transient: isTransientStatus(status) };
 }
-
-/** Where a send hands its row's pair to `rowRepeatabilityPolicy`; never sent to ACS. */
-const REQUEST_ID_HEADER = 'x-app-repeatability-request-id';
-const FIRST_SENT_HEADER = 'x-app-repeatability-first-sent';
-
-/**
- * Puts the row's repeatability pair where ACS's SMS API takes it (each `smsRecipients[]` item of
- * the body; the SDK filled in a fresh one) and drops the private headers. Per call, before the
- * retry policy: every retry resends the very same body.
- */
-const rowRepeatabilityPolicy: PipelinePolicy = {
-  name: 'acsSmsRowRepeatability',
-  sendRequest(request, next) {
-    const requestId = request.headers.get(REQUEST_ID_HEADER);
-    const firstSent = request.headers.get(FIRST_SENT_HEADER);
-    request.headers.delete(REQUEST_ID_HEADER);
-    request.headers.delete(FIRST_SENT_HEADER);
-    if (requestId && firstSent && typeof request.body === 'string') {
-      const body = JSON.parse(request.body) as { smsRecipients?: Record<string, unknown>[] };
-      for (const recipient of body.smsRecipients ?? []) {
-        recipient.repeatabilityRequestId = requestId;
-        recipient.repeatabilityFirstSent = firstSent;
-      }
-      request.body = JSON.stringify(body);
-    }
-    return next(request);
-  },
-};
