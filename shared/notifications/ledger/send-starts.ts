@@ -1,3 +1,4 @@
+import { TurnGroups } from '../../concurrency/turn-groups';
 import type { Database } from '../../db/database';
 import type { Clock } from '../../ports/clock';
 import type { DeliveryKey } from './delivery-ledger';
@@ -15,12 +16,6 @@ export const SEND_MARK_MAX_ROWS = 100;
 
 const idOf = (key: Pick<DeliveryKey, 'userId' | 'channel'>): string => `${key.userId}/${key.channel}`;
 
-interface WaitingStart {
-  key: DeliveryKey;
-  resolve(start: SendStart | undefined): void;
-  reject(error: unknown): void;
-}
-
 /**
  * The first sends of one batch's SMS and e-mail rows: `start(key)` right before a row's provider
  * call records its first send durably (with the other sends starting at that moment) and gives the
@@ -28,8 +23,13 @@ interface WaitingStart {
  * window, or one too late to resend (`send-repeatability.ts`).
  */
 export class SendStarts {
-  private waiting: WaitingStart[] = [];
-  private marking = false;
+  /**
+   * The starts of one turn (a batch filling its slots) join one statement. A group's answers are
+   * handed out before the next group runs a turn later, so the marked rows' requests are written
+   * first (their continuations, down to the socket, run in between): the next statement, which on
+   * SQLite runs on this thread, never sits between a row's mark and its request.
+   */
+  private readonly marks = new TurnGroups<DeliveryKey, SendStart | undefined>((keys) => this.mark(keys), SEND_MARK_MAX_ROWS);
 
   constructor(
     private readonly db: Database,
@@ -42,16 +42,11 @@ export class SendStarts {
   /**
    * Marks `key` (with whatever other sends start meanwhile) and says what its send is.
    * @returns undefined when the row is no longer `pending` (settled meanwhile): send nothing.
-   * @throws the mark's database failure: the send must not go without it.
+   * @throws the mark's database failure: the send must not go without it (a failed mark is not
+   *   kept: each send of its group fails, and the row's next start tries again).
    */
   start(key: DeliveryKey): Promise<SendStart | undefined> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ key, resolve, reject });
-      if (!this.marking) {
-        this.marking = true;
-        void this.markWaiting();
-      }
-    });
+    return this.marks.ask(key);
   }
 
   /**
@@ -62,33 +57,14 @@ export class SendStarts {
     await clearSendStart(this.db, key, this.ledger);
   }
 
-  private async markWaiting(): Promise<void> {
-    // Starts of the same turn (a batch filling its slots) join the first statement.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    try {
-      while (this.waiting.length > 0) {
-        const group = this.waiting.splice(0, SEND_MARK_MAX_ROWS);
-        const now = this.clock.now();
-        let firstSent: Map<string, string>;
-        try {
-          firstSent = await markSendStarts(this.db, this.db.dialect, this.announcementId, group.map((start) => start.key), now.toISOString(), this.ledger);
-        } catch (error) {
-          // A failed mark is not kept: each of these sends fails, and the row's next start tries again.
-          for (const start of group) start.reject(error);
-          continue;
-        }
-        const sendingAt = this.clock.now();
-        for (const { key, resolve } of group) {
-          const at = firstSent.get(idOf(key));
-          resolve(at === undefined ? undefined : sendStartOf(key, new Date(at), at === now.toISOString(), sendingAt));
-        }
-        // The marked rows' requests are written first (their continuations, down to the socket, run
-        // before the next turn): the next group's statement, which on SQLite runs on this thread,
-        // never sits between a row's mark and its request.
-        if (this.waiting.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-    } finally {
-      this.marking = false;
-    }
+  /** One statement marks the group's rows; each gets its start, or undefined when it was settled meanwhile. */
+  private async mark(keys: DeliveryKey[]): Promise<(SendStart | undefined)[]> {
+    const now = this.clock.now();
+    const firstSent = await markSendStarts(this.db, this.db.dialect, this.announcementId, keys, now.toISOString(), this.ledger);
+    const sendingAt = this.clock.now();
+    return keys.map((key) => {
+      const at = firstSent.get(idOf(key));
+      return at === undefined ? undefined : sendStartOf(key, new Date(at), at === now.toISOString(), sendingAt);
+    });
   }
 }
