@@ -235,12 +235,12 @@ export async function finishDeliveries(
   // A join, not a subquery per column: each row of the update finds its result once.
   const set = `SET result = j.result, providerCode = j.providerCode,
          providerMessageId = COALESCE(j.providerMessageId, d.providerMessageId), claimedUntil = NULL, updatedAt = @now`;
-  const which = `d.${ledger.subject} = @${ledger.subject} AND d.channel = @channel AND d.result = 'pending'`;
+  const which = (result: string) => `d.${ledger.subject} = @${ledger.subject} AND d.channel = @channel AND ${result} = 'pending'`;
   const update: Record<Dialect, string> = {
     // `+d.result`: without statistics SQLite may otherwise walk the subject's pending rows by
     // (subject, result) and scan the JSON rows for each, where each JSON row is one key look-up.
-    sqlite: `UPDATE ${ledger.table} AS d ${set} FROM j WHERE j.userId = d.userId AND ${which.replace('d.result', '+d.result')}`,
-    mssql: `UPDATE d ${set} FROM ${ledger.table} AS d JOIN j ON j.userId = d.userId WHERE ${which}`,
+    sqlite: `UPDATE ${ledger.table} AS d ${set} FROM j WHERE j.userId = d.userId AND ${which('+d.result')}`,
+    mssql: `UPDATE d ${set} FROM ${ledger.table} AS d JOIN j ON j.userId = d.userId WHERE ${which('d.result')}`,
   };
   return db.execute(
     `${jsonRowsCte(dialect, 'j', '@rows', FINISHED_COLUMNS)} ${update[dialect]}`,
