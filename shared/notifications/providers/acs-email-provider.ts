@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AcsAccess } from '../../config';
-import { acsFailure, isLoopbackHttp, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
-import { createAcsSendPipeline, type AcsSendPipeline } from './acs-send-pipeline';
+import { acsFailure, type AcsPipelineSettings } from './acs-pipeline';
+import { createAcsSendPipeline } from './acs-send-pipeline';
 import type { DeliveryOutcome, EmailProvider } from '../../ports/delivery';
 import { ACS_EMAIL_API_VERSION, errorCodeOf, failedOperation, jsonObjectOf, readEmailOperation } from './acs-email-operation';
-import { SHUTDOWN_CODE, shutdownOutcome } from './provider-http';
+import { SHUTDOWN_CODE } from './provider-http';
 
 /**
  * E-mail through Azure Communication Services: the e-mail API's send (`POST /emails:send`, the API
@@ -42,24 +42,14 @@ export interface AcsEmailProviderOptions extends AcsPipelineSettings {
 
 /** Creates the ACS e-mail adapter; the SDK's pipeline is loaded with the first message. */
 export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailProvider {
-  const sendUrl = `${options.access.endpoint.replace(/\/+$/, '')}/emails:send?api-version=${ACS_EMAIL_API_VERSION}`;
-  const allowInsecureConnection = isLoopbackHttp(options.access.endpoint);
-  let sendPipeline: AcsSendPipeline | undefined;
+  const pipeline = createAcsSendPipeline(options);
 
   return {
     async send(message, observer) {
-      if (options.shutdown?.stopping.aborted) return shutdownOutcome();
       const operationId = message.operationId ?? randomUUID();
-      let status: number;
-      let body: string | undefined;
-      try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const pipeline = require('@azure/core-rest-pipeline') as typeof import('@azure/core-rest-pipeline');
-        // Inside the try: a parse error of the SDK quotes the connection string, key included.
-        sendPipeline ??= createAcsSendPipeline(options);
-        const request = pipeline.createPipelineRequest({
-          url: sendUrl,
-          method: 'POST',
+      const answer = await pipeline.post(
+        `/emails:send?api-version=${ACS_EMAIL_API_VERSION}`,
+        {
           body: JSON.stringify({
             senderAddress: options.senderAddress,
             recipients: { to: [{ address: message.to }] },
@@ -67,25 +57,20 @@ export function createAcsEmailProvider(options: AcsEmailProviderOptions): EmailP
             // No tracking pixels or rewritten links in mail to children and their parents.
             userEngagementTrackingDisabled: true,
           }),
-          headers: pipeline.createHttpHeaders({
+          headers: {
             accept: 'application/json',
             'content-type': 'application/json',
             'operation-id': operationId,
             // The row's own pair when it has one; otherwise one for this send, kept by its retries.
             'repeatability-request-id': message.repeatability?.requestId ?? randomUUID(),
             'repeatability-first-sent': (message.repeatability?.firstSent ?? new Date()).toUTCString(),
-          }),
-          abortSignal: sendAbortSignal(options),
-          allowInsecureConnection,
-        });
-        const response = await sendPipeline.send(request, observer);
-        status = response.status;
-        body = response.bodyAsText ?? undefined;
-      } catch (error) {
-        // Cut off at the deadline: ACS may hold the operation; a resend under the row's operation id finds it (409).
-        if (options.shutdown?.deadline.aborted) return shutdownOutcome();
-        return acsFailure(error);
-      }
+          },
+        },
+        observer,
+      );
+      // No answer (cut off at the deadline, say): ACS may hold the operation; a resend under the row's operation id finds it (409).
+      if (!answer.ok) return answer.outcome;
+      const { status, body } = answer;
       if (status === 202) return acceptedOutcome(body, operationId);
       // ACS already holds an operation under the id this row chose: an earlier send of this very
       // message (its answer lost, or still in progress). Sending again would not help; it is accepted.

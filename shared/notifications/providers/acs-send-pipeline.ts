@@ -1,7 +1,8 @@
-import type { HttpClient, Pipeline, PipelineRequest, PipelineResponse } from '@azure/core-rest-pipeline';
+import type { HttpClient, Pipeline } from '@azure/core-rest-pipeline';
 import type { AcsAccess } from '../../config';
-import { acsClientArguments, acsClientOptions, observeTries, type AcsPipelineSettings } from './acs-pipeline';
+import { acsClientArguments, acsClientOptions, acsFailure, isLoopbackHttp, observeTries, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
 import type { SendObserver } from '../../ports/delivery';
+import { shutdownOutcome, type ProviderError } from './provider-http';
 
 /**
  * The pipeline an ACS send (an SMS, an e-mail) goes through: the SDK client's own policies that the
@@ -16,17 +17,54 @@ import type { SendObserver } from '../../ports/delivery';
  * Those were half of an SMS's CPU in the fan-out (bench/results.md).
  */
 export interface AcsSendPipeline {
-  /** Sends `request` with its retries, `observer` told of each try. */
-  send(request: PipelineRequest, observer?: SendObserver): Promise<PipelineResponse>;
+  /**
+   * POSTs `request` to `path` (below the endpoint, with its query) with its retries, `observer`
+   * told of each try. Nothing is sent once the instance is stopping; a send cut off at the shutdown's
+   * deadline, or failed without an answer, is the outcome it stands for.
+   */
+  post(path: string, request: { body: string; headers: Record<string, string> }, observer?: SendObserver): Promise<AcsAnswer>;
 }
 
+/** ACS's answer to a send (any status: the adapter reads it), or the outcome of a send that got none. */
+export type AcsAnswer = { ok: true; status: number; body: string | undefined } | { ok: false; outcome: ProviderError };
+
 /**
- * Builds the send pipeline of one adapter.
+ * The send pipeline of one adapter, built at its first send.
  * @param userAgentPrefix the SDK package's user agent (`azsdk-js-communication-sms/1.1.0`), so ACS
  *   sees the client it saw before; none for the e-mail send, which went through a bare ServiceClient.
- * @throws the SDK's parse error of a bad connection string (which quotes it: never log it).
  */
 export function createAcsSendPipeline(settings: AcsPipelineSettings & { access: AcsAccess }, userAgentPrefix?: string): AcsSendPipeline {
+  const endpoint = settings.access.endpoint.replace(/\/+$/, '');
+  const allowInsecureConnection = isLoopbackHttp(settings.access.endpoint);
+  let built: { core: typeof import('@azure/core-rest-pipeline'); pipeline: Pipeline; httpClient: HttpClient } | undefined;
+  return {
+    async post(path, request, observer) {
+      if (settings.shutdown?.stopping.aborted) return { ok: false, outcome: shutdownOutcome() };
+      try {
+        // Inside the try: a parse error of the SDK quotes the connection string, key included.
+        built ??= buildPipeline(settings, userAgentPrefix);
+        const { core, pipeline, httpClient } = built;
+        const sent = core.createPipelineRequest({
+          url: `${endpoint}${path}`,
+          method: 'POST',
+          body: request.body,
+          headers: core.createHttpHeaders(request.headers),
+          abortSignal: sendAbortSignal(settings),
+          allowInsecureConnection,
+        });
+        const response = await observeTries(observer, sent, () => pipeline.sendRequest(httpClient, sent));
+        return { ok: true, status: response.status, body: response.bodyAsText ?? undefined };
+      } catch (error) {
+        // Cut off at the deadline: ACS may have taken it, and nothing tells (the adapter's row is released).
+        if (settings.shutdown?.deadline.aborted) return { ok: false, outcome: shutdownOutcome() };
+        return { ok: false, outcome: acsFailure(error) };
+      }
+    },
+  };
+}
+
+/** @throws the SDK's parse error of a bad connection string (which quotes it: never log it). */
+function buildPipeline(settings: AcsPipelineSettings & { access: AcsAccess }, userAgentPrefix: string | undefined) {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const core = require('@azure/core-rest-pipeline') as typeof import('@azure/core-rest-pipeline');
   const common = require('@azure/communication-common') as typeof import('@azure/communication-common');
@@ -48,5 +86,5 @@ export function createAcsSendPipeline(settings: AcsPipelineSettings & { access: 
   }
   pipeline.addPolicy(common.createCommunicationAuthPolicy(credential));
   const httpClient: HttpClient = options.httpClient ?? core.createDefaultHttpClient();
-  return { send: (request, observer) => observeTries(observer, request, () => pipeline.sendRequest(httpClient, request)) };
+  return { core, pipeline, httpClient };
 }

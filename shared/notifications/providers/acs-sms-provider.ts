@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AcsAccess } from '../../config';
-import { acsFailure, isLoopbackHttp, REPEATABILITY_EXPIRED_STATUS, sendAbortSignal, type AcsPipelineSettings } from './acs-pipeline';
+import { acsFailure, REPEATABILITY_EXPIRED_STATUS, type AcsPipelineSettings } from './acs-pipeline';
 import { errorCodeOf, jsonObjectOf } from './acs-email-operation';
-import { createAcsSendPipeline, type AcsSendPipeline } from './acs-send-pipeline';
+import { createAcsSendPipeline } from './acs-send-pipeline';
 import { REPEATABILITY_EXPIRED, type DeliveryOutcome, type SmsProvider } from '../../ports/delivery';
-import { asRecord, httpStatusCode, isTransientStatus, shutdownOutcome } from './provider-http';
+import { asRecord, httpStatusCode, isTransientStatus } from './provider-http';
 
 /**
  * SMS through Azure Communication Services: the SMS API's send (`POST /sms`, api-version
@@ -41,23 +41,12 @@ const SMS_USER_AGENT = 'azsdk-js-communication-sms/1.1.0';
 
 /** Creates the ACS SMS adapter; the SDK's pipeline pieces are loaded with the first message. */
 export function createAcsSmsProvider(options: AcsSmsProviderOptions): SmsProvider {
-  const sendUrl = `${options.access.endpoint.replace(/\/+$/, '')}/sms?api-version=${ACS_SMS_API_VERSION}`;
-  const allowInsecureConnection = isLoopbackHttp(options.access.endpoint);
-  let pipeline: AcsSendPipeline | undefined;
-
+  const pipeline = createAcsSendPipeline(options, SMS_USER_AGENT);
   return {
     async send(message, observer) {
-      if (options.shutdown?.stopping.aborted) return shutdownOutcome();
-      let status: number;
-      let body: string | undefined;
-      try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const core = require('@azure/core-rest-pipeline') as typeof import('@azure/core-rest-pipeline');
-        // Inside the try: a parse error of the SDK quotes the connection string, key included.
-        pipeline ??= createAcsSendPipeline(options, SMS_USER_AGENT);
-        const request = core.createPipelineRequest({
-          url: sendUrl,
-          method: 'POST',
+      const answer = await pipeline.post(
+        `/sms?api-version=${ACS_SMS_API_VERSION}`,
+        {
           body: JSON.stringify({
             from: options.from,
             smsRecipients: [
@@ -70,20 +59,13 @@ export function createAcsSmsProvider(options: AcsSmsProviderOptions): SmsProvide
             message: message.text,
             smsSendOptions: { enableDeliveryReport: true, ...(message.tag ? { tag: message.tag } : {}) },
           }),
-          headers: core.createHttpHeaders({ 'content-type': 'application/json', accept: 'application/json' }),
-          abortSignal: sendAbortSignal(options),
-          allowInsecureConnection,
-        });
-        const response = await pipeline.send(request, observer);
-        status = response.status;
-        body = response.bodyAsText ?? undefined;
-      } catch (error) {
-        // Cut off at the deadline: ACS may have taken it, and nothing tells; the row is released.
-        if (options.shutdown?.deadline.aborted) return shutdownOutcome();
-        return acsFailure(error);
-      }
-      if (status !== 202) return acsFailure({ statusCode: status, code: errorCodeOf(body) });
-      const results = jsonObjectOf(body)?.value;
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+        },
+        observer,
+      );
+      if (!answer.ok) return answer.outcome;
+      if (answer.status !== 202) return acsFailure({ statusCode: answer.status, code: errorCodeOf(answer.body) });
+      const results = jsonObjectOf(answer.body)?.value;
       return recipientOutcome(Array.isArray(results) ? (asRecord(results[0]) as SmsSendResult | undefined) : undefined);
     },
   };
