@@ -253,6 +253,15 @@ async function fanoutScenario(scenario: 'batch' | 'split', expect: ExpectStatic)
         },
         30_000,
       );
+      // Delivered means its message finished too: the host deletes it right after the ledger's last
+      // write, and a kill in between would leave it beside the split message.
+      let counts = { visible: 0, all: 0 };
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+        counts = await queueCounts(r.queue);
+        if (counts.all === 1) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(counts, 'the first batch\'s message done, the split message alone under the lease').toEqual({ visible: 0, all: 1 });
       killedAt = await killHost(first, expect);
       const rows = ledger(announcementId);
       expect(rows.every((row) => firstBatch.has(row.userId)), 'only the first batch has ledger rows').toBe(true);
