@@ -313,6 +313,32 @@ describe('SMS', () => {
       await capped.close();
     }
   });
+
+  it('sends nothing whose first-sent mark failed, gives its spend back, and leaves it owed to the redelivery', async () => {
+    const reader = await f.recipient({ phone: true });
+    const announcement = await f.announcement(['sms']);
+    const query = f.db.query.bind(f.db);
+    let failed = 0;
+    f.db.query = ((sql, params) => {
+      if (failed === 0 && sql.includes('SET firstSentAt = COALESCE(firstSentAt')) {
+        failed += 1;
+        return Promise.reject(new Error('the database went away mid-mark'));
+      }
+      return query(sql, params);
+    }) as typeof f.db.query;
+    const [error] = await f.fanOut(announcement.id);
+    expect(error).toBeInstanceOf(Error);
+    expect(failed).toBe(1);
+    expect(f.providers.calls.sms).toEqual([]);
+    // Reserved before the mark, given back when the mark failed: nothing was spent.
+    expect(f.h.rows('SELECT spentMicroUsd, messages FROM SmsMonthlySpend')).toEqual([{ spentMicroUsd: 0, messages: 0 }]);
+    expect(await deliveriesOf(f.db, announcement.id)).toEqual([expect.objectContaining({ userId: reader.user.id, result: 'pending' })]);
+
+    await f.handle(f.queue.messages.at(-1));
+    expect(f.providers.calls.sms).toHaveLength(1);
+    const { segments } = smsSegments(f.providers.calls.sms[0]?.text ?? '');
+    expect(f.h.rows('SELECT spentMicroUsd, messages FROM SmsMonthlySpend')).toEqual([{ spentMicroUsd: segments * 7500, messages: 1 }]);
+  });
 });
 
 describe('e-mail', () => {

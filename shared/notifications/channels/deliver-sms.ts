@@ -10,6 +10,7 @@ import { fitSmsText, smsSegments } from './sms-segments';
 import { refundSms, reserveSmsGroup, type SmsReservation } from './sms-spend-guard';
 import { TurnGroups } from '../../concurrency/turn-groups';
 import { SEND_MARK_MAX_ROWS } from '../ledger/send-starts';
+import type { SendStart } from '../ledger/send-repeatability';
 
 /**
  * One SMS carries the title and as much of the body as fits in three segments of its encoding
@@ -36,26 +37,54 @@ function smsOf(announcement: DeliveryContext['announcement']): { text: string; s
   return sms;
 }
 
-/** What stands between an SMS and its send: an opt-out, or else its spend reservation (refused or not). */
-type SmsCheck = { optOut: SmsOptOut } | { reservation: SmsReservation };
+/**
+ * What stands between an SMS and its send: an opt-out, a refused spend reservation, or else its
+ * reservation and its start (undefined: the row was settled meanwhile).
+ */
+type SmsCheck =
+  | { optOut: SmsOptOut }
+  | { reservation: Extract<SmsReservation, { ok: false }> }
+  | { reservation: Extract<SmsReservation, { ok: true }>; start: SendStart | undefined };
 
-/** Each batch's checks of the SMS starting together, in two statements per group (`TurnGroups`). */
-const smsChecksOfBatch = new WeakMap<DeliveryContext, TurnGroups<{ userId: string; phone: string }, SmsCheck>>();
+type SmsAsked = { key: DeliveryKey; userId: string; phone: string };
+
+/** Each batch's checks and starts of the SMS starting together, in three statements per group (`TurnGroups`). */
+const smsChecksOfBatch = new WeakMap<DeliveryContext, TurnGroups<SmsAsked, SmsCheck>>();
 
 /** At most this many SMS share a check: as many as share a send-start mark. */
 const SMS_CHECK_MAX = SEND_MARK_MAX_ROWS;
 
-function smsChecksOf(ctx: DeliveryContext): TurnGroups<{ userId: string; phone: string }, SmsCheck> {
+function smsChecksOf(ctx: DeliveryContext): TurnGroups<SmsAsked, SmsCheck> {
   let checks = smsChecksOfBatch.get(ctx);
   if (!checks) {
     const { segments } = smsOf(ctx.announcement);
-    checks = new TurnGroups(async (recipients) => {
+    checks = new TurnGroups(async (asked) => {
       // Read right before the sends, as one SMS's check would be: a change made meanwhile still applies.
-      const optOuts = await smsOptOutsOf(ctx.db, ctx.db.dialect, recipients);
-      const sending = optOuts.filter((optOut) => optOut === undefined);
+      const optOuts = await smsOptOutsOf(ctx.db, ctx.db.dialect, asked);
+      const sending = asked.filter((_, index) => optOuts[index] === undefined);
       const reservations = await reserveSmsGroup(ctx.db, ctx.deps.sms, ctx.now(), sending.map(() => segments));
+      // The marks follow the reservations in the same turn, the last write before the calls: the
+      // sends start as soon as this group is answered, without a turn more to gather the marks.
+      const reserved = sending.flatMap((each, index) => {
+        const reservation = reservations[index] as SmsReservation;
+        return reservation.ok ? [{ key: each.key, reservation }] : [];
+      });
+      let starts: (SendStart | undefined)[];
+      try {
+        starts = await ctx.startSends(reserved.map(({ key }) => key));
+      } catch (error) {
+        // Nothing goes without its mark: the spend of the group's sends is given back.
+        await Promise.all(reserved.map(({ reservation }) => refundSms(ctx.db, reservation, ctx.now()).catch(() => undefined)));
+        throw error;
+      }
+      const startOf = new Map(reserved.map(({ key }, index) => [key.userId, starts[index]]));
       let next = 0;
-      return optOuts.map((optOut): SmsCheck => (optOut ? { optOut } : { reservation: reservations[next++] as SmsReservation }));
+      return asked.map((each, index): SmsCheck => {
+        const optOut = optOuts[index];
+        if (optOut) return { optOut };
+        const reservation = reservations[next++] as SmsReservation;
+        return reservation.ok ? { reservation, start: startOf.get(each.userId) } : { reservation };
+      });
     }, SMS_CHECK_MAX);
     smsChecksOfBatch.set(ctx, checks);
   }
@@ -78,17 +107,14 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
 
   // The spend is reserved before the first send is marked: the mark is the last write before the call.
   const { text, segments } = smsOf(ctx.announcement);
-  const check = await smsChecksOf(ctx).ask({ userId: recipient.userId, phone });
+  const check = await smsChecksOf(ctx).ask({ key, userId: recipient.userId, phone });
   if ('optOut' in check) {
     ctx.record(key, { result: 'opted_out', providerCode: check.optOut });
     reportOptedOut(ctx.deps, facts, check.optOut);
     return;
   }
-  const { reservation } = check;
-  if (reservation.ok && reservation.warning) {
-    ctx.deps.logger.warn({ month: reservation.month, ...reservation.warning, share: 0.8 }, 'sms spend reached 80% of the monthly cap');
-  }
-  if (!reservation.ok) {
+  if (!('start' in check)) {
+    const { reservation } = check;
     if (reservation.capReached) {
       ctx.deps.logger.warn(
         { month: reservation.month, ...reservation.capReached, segments },
@@ -99,8 +125,11 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
     reportBudgetExceeded(ctx.deps, facts);
     return;
   }
+  const { reservation, start } = check;
+  if (reservation.warning) {
+    ctx.deps.logger.warn({ month: reservation.month, ...reservation.warning, share: 0.8 }, 'sms spend reached 80% of the monthly cap');
+  }
 
-  const start = await ctx.startSend(key);
   if (!start) {
     await refundSms(ctx.db, reservation, ctx.now());
     ctx.settledElsewhere(key);

@@ -139,10 +139,28 @@ export class DeliveryContext {
    * @returns undefined when the row was settled meanwhile: nothing to send.
    */
   async startSend(key: DeliveryKey): Promise<SendStart | undefined> {
-    this.sendStarts ??= new SendStarts(this.db, this.deps.clock, this.announcement.id, this.ledger);
-    const start = await this.sendStarts.start(key);
-    if (start?.kind === 'resend' && key.channel !== 'push') this.resumedSends[key.channel] += 1;
+    const start = await this.starts().start(key);
+    this.countResumed(key, start);
     return start;
+  }
+
+  /**
+   * `startSend` of sends already gathered by their caller (the SMS checked in one turn), in one
+   * statement now: each key's start, in order.
+   */
+  async startSends(keys: DeliveryKey[]): Promise<(SendStart | undefined)[]> {
+    const starts = await this.starts().startAll(keys);
+    keys.forEach((key, index) => this.countResumed(key, starts[index]));
+    return starts;
+  }
+
+  private starts(): SendStarts {
+    this.sendStarts ??= new SendStarts(this.db, this.deps.clock, this.announcement.id, this.ledger);
+    return this.sendStarts;
+  }
+
+  private countResumed(key: DeliveryKey, start: SendStart | undefined): void {
+    if (start?.kind === 'resend' && key.channel !== 'push') this.resumedSends[key.channel] += 1;
   }
 
   /**
