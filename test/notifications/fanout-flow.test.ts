@@ -162,6 +162,29 @@ describe('a batch message', () => {
     expect(f.h.rows('SELECT messages FROM SmsMonthlySpend')).toEqual([{ messages: 1 }]);
   });
 
+  it('fails the batch when an answer recorded after the next sends cannot be written, the row still owed', async () => {
+    const reader = await f.recipient({ email: true });
+    f.providers.script(reader.email as string, transient500);
+    const announcement = await f.announcement(['email']);
+    const execute = f.db.execute.bind(f.db);
+    let failed = 0;
+    f.db.execute = ((sql, params) => {
+      if (failed === 0 && sql.includes('SET claimedUntil = @now, providerCode = COALESCE(@providerCode')) {
+        failed += 1;
+        return Promise.reject(new Error('the database went away mid-release'));
+      }
+      return execute(sql, params);
+    }) as typeof f.db.execute;
+    const [error] = await f.fanOut(announcement.id);
+    expect((error as Error).message).toBe('the database went away mid-release');
+    expect(failed).toBe(1);
+    // Given back by the failing batch all the same: the redelivery claims it at once and sends it.
+    expect(await deliveriesOf(f.db, announcement.id)).toEqual([expect.objectContaining({ result: 'pending', attempts: 1 })]);
+    f.providers.script(reader.email as string, { result: 'accepted', providerMessageId: 'op-back' });
+    await f.handle(f.queue.messages.at(-1));
+    expect(await deliveriesOf(f.db, announcement.id)).toEqual([expect.objectContaining({ result: 'accepted', attempts: 2 })]);
+  });
+
   it('records a permanent provider error once, at error level with the provider code, without retrying', async () => {
     const reader = await f.recipient({ phone: true });
     f.providers.script(reader.phone as string, { result: 'provider_error', code: 'http_400', transient: false });

@@ -50,7 +50,9 @@ async function send(ctx: DeliveryContext, key: DeliveryKey, facts: DeliveryFacts
     await outcomeUnknown(ctx, key, facts, message);
     return;
   }
-  await record(ctx, key, facts, message.to, outcome, Math.max(1, observer.tries));
+  const tries = Math.max(1, observer.tries);
+  if (outcome.result === 'hard_bounce') await record(ctx, key, facts, message.to, outcome, tries);
+  else ctx.recordSendAnswerSoon(key, outcome, facts, tries);
 }
 
 async function record(ctx: DeliveryContext, key: DeliveryKey, facts: DeliveryFacts, email: string, outcome: DeliveryOutcome, tries: number): Promise<void> {

@@ -156,7 +156,7 @@ export async function deliverSms(ctx: DeliveryContext, recipient: Recipient): Pr
     await outcomeUnknown(ctx, key, facts);
     return;
   }
-  await ctx.recordSendAnswer(key, outcome, facts, tries);
+  ctx.recordSendAnswerSoon(key, outcome, facts, tries);
 }
 
 /**

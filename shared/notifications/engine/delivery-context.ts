@@ -65,6 +65,8 @@ export class DeliveryContext {
   private writeError: unknown;
   private timer: NodeJS.Timeout | undefined;
   private sendStarts: SendStarts | undefined;
+  /** Answers recorded soon (`recordSendAnswerSoon`), not yet waited for. */
+  private answers: Promise<void>[] = [];
   /** The table of the rows this context claims and writes. */
   readonly ledger: LeasedLedger;
 
@@ -240,10 +242,27 @@ export class DeliveryContext {
   }
 
   /**
+   * `recordSendAnswer`, two turns of the event loop later: once the requests that the answers read
+   * in this poll of the sockets let start are on their way. The answers of a poll are read first and
+   * their next sends start together (one send-start group), so a result's bookkeeping (its ledger
+   * row, tally and log lines) done at once sat between every answer of the poll and every request it
+   * let start; done after them, it delays no request. `flush` waits for it and throws its failure.
+   */
+  recordSendAnswerSoon(key: DeliveryKey, outcome: DeliveryOutcome, facts: DeliveryFacts, tries: number): void {
+    this.answers.push(afterTwoTurns().then(() => this.recordSendAnswer(key, outcome, facts, tries)));
+  }
+
+  /**
    * Writes every send result still unwritten and waits for the writes.
-   * @throws the first write's failure: the batch fails, and its rows stay `pending` for the redelivery.
+   * @throws the first write's failure (or a deferred answer's): the batch fails, and its rows stay
+   *   `pending` for the redelivery.
    */
   async flush(): Promise<void> {
+    while (this.answers.length > 0) {
+      for (const settled of await Promise.allSettled(this.answers.splice(0))) {
+        if (settled.status === 'rejected') this.writeError ??= settled.reason;
+      }
+    }
     this.writeUnwritten();
     await this.writing;
     if (this.writeError !== undefined) throw this.writeError;
@@ -355,4 +374,9 @@ export class DeliveryContext {
 
 function idOf(key: DeliveryKey): string {
   return `${key.userId}/${key.channel}`;
+}
+
+/** Resolves in the check phase of the event loop's next turn: after the next poll of the sockets and its continuations. */
+function afterTwoTurns(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
