@@ -3,8 +3,9 @@ import { FANOUT_SERVICE_NAME, fanoutDepsOf } from '../shared/composition/fanout-
 import { settleAcceptedDeliveries } from '../shared/notifications';
 
 /**
- * On `DELIVERY_SETTLE_SCHEDULE` (every 15 minutes): settles SMS and e-mail deliveries whose report
- * never came (an e-mail's operation is asked once), and forgets old provider event ids.
+ * On `DELIVERY_SETTLE_SCHEDULE` (every 15 minutes): settles SMS and e-mail deliveries (announcements'
+ * and account notices') whose report never came (an e-mail's operation is asked once), and forgets
+ * old provider event ids.
  */
 export const settleDeliveries = defineBackgroundFunction({
   kind: 'timer',

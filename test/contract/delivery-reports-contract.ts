@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../shared/db/database';
 import { createLogger } from '../../shared/logging/logger';
-import {
-  acceptedBefore,
-  claimDeliveries,
-  deliveriesOf,
-  finishDelivery,
-  settleReportedDelivery,
-  type DeliveryKey,
-} from '../../shared/notifications/ledger/delivery-ledger';
+import { insertAccountNotice } from '../../shared/messages/account-notice-store';
+import { claimDeliveries, deliveriesOf, finishDeliveries, finishDelivery, type DeliveryKey } from '../../shared/notifications/ledger/delivery-ledger';
+import { ANNOUNCEMENT_LEDGER, NOTICE_LEDGER } from '../../shared/notifications/ledger/leased-rows';
+import { listNoticeDeliveries } from '../../shared/notifications/ledger/notice-deliveries';
+import { acceptedBefore, settleReportedDelivery } from '../../shared/notifications/ledger/reported-deliveries';
 import { isEmailHardBounced } from '../../shared/notifications/channels/email-hard-bounces';
 import { emailOperationId } from '../../shared/notifications/ledger/email-operation-id';
 import type { DeliveryProviders, EmailProvider } from '../../shared/ports/delivery';
@@ -22,7 +19,7 @@ import { asCloudEvent, asSampleShape, emailDeliveryReport, smsDeliveryReport, sm
 import type { EmailDelivery, SmsDelivery } from '../helpers/fake-providers/fake-acs';
 import { LogSink } from '../helpers/log-sink';
 import { addPublishedAnnouncement } from '../notifications/notification-fixtures';
-import { adultUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
+import { adultUser, childUser, isoAfter, migratedDatabasePerSuite, numberedId } from './store-fixtures';
 import type { TestDatabaseFactory } from './test-databases';
 
 const NOW = '2031-06-01T08:00:00.000Z';
@@ -246,9 +243,46 @@ export function describeDeliveryReportsContract(name: string, factory: TestDatab
       expect(asked).toEqual([emailOperationId(keys.email), emailOperationId(keys.email)]);
       expect(await resultOf(keys.sms)).toMatchObject({ result: 'success', providerCode: 'no_report' });
       expect(await resultOf(keys.email)).toMatchObject({ result: 'hard_bounce' });
-      expect(await acceptedBefore(database(), 'email', isoAfter(NOW, 10 ** 10), 10)).toEqual([]);
+      expect(await acceptedBefore(database(), ANNOUNCEMENT_LEDGER, 'email', isoAfter(NOW, 10 ** 10), 10)).toEqual([]);
       clock.set(isoAfter(NOW, 8 * 24 * 60 * 60 * 1000));
       expect(await settleAcceptedDeliveries(deps)).toMatchObject({ eventIdsForgotten: 1 });
+    });
+
+    it("settles an account notice's accepted e-mail in the notices' ledger, by its report and by the settle timer", async () => {
+      const db = database();
+      await seed(db);
+      await insertUser(db, childUser(8, numberedId(7)));
+      const notices = [numberedId(9, 'c'), numberedId(10, 'c')];
+      for (const [n, id] of notices.entries()) {
+        await insertAccountNotice(db, { id, kind: 'child_locked', recipientUserId: numberedId(7), subjectUserId: numberedId(8), eventAt: isoAfter(NOW, n), createdAt: NOW });
+      }
+      // Claimed and written by the engine's statements on the notices' ledger (its ids in the engine's key).
+      const operationIdOf = (noticeId: string) => emailOperationId({ announcementId: `notice:${noticeId}`, userId: numberedId(7) });
+      for (const noticeId of notices) {
+        const key = { announcementId: noticeId, userId: numberedId(7), channel: 'email' as const };
+        expect(await claimDeliveries(db, [{ ...key, plannedMessageId: operationIdOf(noticeId) }], NOW, isoAfter(NOW, 300_000), NOTICE_LEDGER)).toEqual(['claimed']);
+        await finishDeliveries(db, db.dialect, noticeId, 'email', [{ userId: numberedId(7), result: 'accepted' }], NOW, NOTICE_LEDGER);
+      }
+      const [reported, timed] = notices as [string, string];
+      const { deps, clock, sink } = harness({ operationOutcome: async () => ({ state: 'ended', outcome: { result: 'success' } }) });
+      const delivered = emailDeliveryReport(emailSent(operationIdOf(reported).toUpperCase()), 'Delivered');
+      expect(await applyCommunicationEvent(delivered, deps)).toMatchObject({
+        outcome: 'applied',
+        result: 'delivered',
+        key: { noticeId: reported, userId: numberedId(7), channel: 'email' },
+      });
+      expect(await applyCommunicationEvent(delivered, deps)).toMatchObject({ outcome: 'duplicate' });
+      expect(await listNoticeDeliveries(db, reported)).toMatchObject([{ result: 'delivered', providerMessageId: operationIdOf(reported) }]);
+      expect(await acceptedBefore(db, NOTICE_LEDGER, 'email', NOW, 10)).toEqual([
+        expect.objectContaining({ noticeId: timed, userId: numberedId(7), channel: 'email', providerMessageId: operationIdOf(timed) }),
+      ]);
+      clock.set(isoAfter(NOW, 2 * 60 * 60 * 1000));
+      expect(await settleAcceptedDeliveries(deps)).toEqual({ settled: 1, stillWaiting: 0, eventIdsForgotten: 0 });
+      expect(await listNoticeDeliveries(db, timed)).toMatchObject([{ result: 'success', providerCode: 'no_report' }]);
+      expect(sink.withMessage('accepted delivery settled without a report')).toEqual([
+        expect.objectContaining({ level: 'info', noticeId: timed, recipientUserId: numberedId(7), channel: 'email', result: 'success' }),
+      ]);
+      expect(await deliveriesOf(db, ANNOUNCEMENT)).toEqual([]);
     });
 
     it('settles an SMS whose interrupted send was not resent (outcome unknown) and never reported as failed, not as sent', async () => {

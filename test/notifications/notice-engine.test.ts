@@ -6,7 +6,10 @@ import { createLogger } from '../../shared/logging/logger';
 import { recordChildLockedNotice } from '../../shared/messages/account-notices';
 import type { NoticeMessage } from '../../shared/messages/notice-message';
 import type { FanoutDeps } from '../../shared/notifications/engine/fanout-deps';
+import { isEmailHardBounced } from '../../shared/notifications/channels/email-hard-bounces';
+import { applyCommunicationEvent } from '../../shared/notifications/jobs/apply-communication-event';
 import { handleFanoutMessage } from '../../shared/notifications/jobs/handle-fanout-message';
+import { EMAIL_REPORT_WAIT_MS, settleAcceptedDeliveries } from '../../shared/notifications/jobs/settle-accepted-deliveries';
 import { emailOperationId } from '../../shared/notifications/ledger/email-operation-id';
 import { listNoticeDeliveries } from '../../shared/notifications/ledger/notice-deliveries';
 import { repeatabilityRequestId } from '../../shared/notifications/ledger/send-repeatability';
@@ -15,6 +18,7 @@ import { cryptoRandom } from '../../shared/ports/random';
 import { registerPushToken } from '../../shared/users/push-tokens';
 import type { User } from '../../shared/users/user';
 import { createFlowHarness, type FlowHarness } from '../auth/flows/flow-harness';
+import { emailDeliveryReport } from '../helpers/fake-providers/acs-events';
 import { startFakeProviders, type FakeProviders } from '../helpers/fake-providers/start-fake-providers';
 import { parseLogLine } from '../helpers/log-schema';
 
@@ -136,5 +140,81 @@ describe('an account notice through the delivery engine', () => {
     expect(h.sink.withMessage('delivery attempt').filter((line) => line.channel === 'email')).toEqual([
       expect.objectContaining({ noticeId, recipientUserId: parent.id, result: 'accepted' }),
     ]);
+  });
+});
+
+describe("an account notice's accepted e-mail, settled", () => {
+  /** A notice delivered: its push done, its e-mail `accepted` at ACS's 202. */
+  async function acceptedNotice(): Promise<LockedFamily & { noticeId: string }> {
+    const family = await lockedFamily();
+    const noticeId = family.message.notice.id;
+    expect(await handleFanoutMessage(family.message, deps)).toEqual({ kind: 'notice', noticeId, channels: { push: 'success', email: 'accepted' } });
+    return { ...family, noticeId };
+  }
+  const emailRowOf = async (noticeId: string) => (await listNoticeDeliveries(db, noticeId)).find((row) => row.channel === 'email');
+  /** The `notification.delivery` events of settled results (the send's own `accepted` and push `success` left out). */
+  const settledEvents = () =>
+    h.telemetry
+      .itemsOf('event', 'notification.delivery')
+      .map((item) => item.properties)
+      .filter((event) => event?.result !== 'success' && event?.result !== 'accepted');
+  const sentTo = (email: string) => {
+    const [sent] = fakes.acs.emailsTo(email);
+    if (!sent) throw new Error('the notice e-mail was not sent');
+    return sent;
+  };
+
+  it('by its delivery report, found by the operation id ACS echoes in upper case; a redelivered or later report changes nothing', async () => {
+    const { parent, email, noticeId } = await acceptedNotice();
+    const sent = sentTo(email);
+    const delivered = emailDeliveryReport({ ...sent, operationId: sent.operationId.toUpperCase() }, 'Delivered');
+    const key = { noticeId, userId: parent.id, channel: 'email' };
+    expect(await applyCommunicationEvent(delivered, deps)).toEqual({ outcome: 'applied', type: delivered.eventType, result: 'delivered', key });
+    expect(await emailRowOf(noticeId)).toMatchObject({ result: 'delivered', providerCode: null, providerMessageId: sent.operationId, claimedUntil: null });
+    expect(await applyCommunicationEvent(delivered, deps)).toMatchObject({ outcome: 'duplicate' });
+    expect(await applyCommunicationEvent(emailDeliveryReport(sent, 'Failed'), deps)).toMatchObject({ outcome: 'no_change', why: 'unmatched' });
+    expect(await emailRowOf(noticeId)).toMatchObject({ result: 'delivered' });
+    const [line, ...more] = h.sink.withMessage('communication event applied');
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ level: 'info', eventId: delivered.id, noticeId, recipientUserId: parent.id, channel: 'email', result: 'delivered' });
+    expect(line).not.toHaveProperty('announcementId');
+    expect(settledEvents()).toEqual([{ channel: 'email', result: 'delivered' }]);
+  });
+
+  it('by a bounce report: `hard_bounce`, and the address is never tried again', async () => {
+    const { parent, email, noticeId } = await acceptedNotice();
+    const bounced = emailDeliveryReport(sentTo(email), 'Bounced');
+    expect(await applyCommunicationEvent(bounced, deps)).toMatchObject({ outcome: 'applied', result: 'hard_bounce', key: { noticeId, userId: parent.id, channel: 'email' } });
+    expect(await emailRowOf(noticeId)).toMatchObject({ result: 'hard_bounce', providerCode: 'Bounced' });
+    expect(await isEmailHardBounced(db, email)).toBe(true);
+    expect(h.sink.withMessage('communication event applied')).toEqual([expect.objectContaining({ level: 'warn', noticeId, result: 'hard_bounce' })]);
+  });
+
+  it('by the settle timer, which asks its operation once it is an hour old, with the notice named in its line', async () => {
+    const { parent, email, message } = await lockedFamily();
+    const noticeId = message.notice.id;
+    // ACS takes the e-mail, then its operation fails: the address is suppressed.
+    fakes.acs.scriptEmail(email, 'hard_bounce');
+    expect(await handleFanoutMessage(message, deps)).toMatchObject({ channels: { email: 'accepted' } });
+    expect(fakes.acs.emailsTo(email)).toHaveLength(1);
+    // Not an hour old yet: nothing asked.
+    h.clock.advance(EMAIL_REPORT_WAIT_MS - MINUTE);
+    expect(await settleAcceptedDeliveries(deps)).toEqual({ settled: 0, stillWaiting: 0, eventIdsForgotten: 0 });
+    expect(fakes.acs.requests.emailStatus).toBe(0);
+    expect(await emailRowOf(noticeId)).toMatchObject({ result: 'accepted' });
+    // Past the hour: its operation is asked once, and says the address is suppressed.
+    h.clock.advance(2 * MINUTE);
+    expect(await settleAcceptedDeliveries(deps)).toEqual({ settled: 1, stillWaiting: 0, eventIdsForgotten: 0 });
+    expect(fakes.acs.requests.emailStatus).toBe(1);
+    expect(await emailRowOf(noticeId)).toMatchObject({ result: 'hard_bounce', providerCode: 'EmailDroppedAllRecipientsSuppressed', claimedUntil: null });
+    const [line, ...more] = h.sink.withMessage('accepted delivery settled without a report');
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ level: 'warn', noticeId, recipientUserId: parent.id, channel: 'email', result: 'hard_bounce', source: 'settle' });
+    expect(line).not.toHaveProperty('announcementId');
+    expect(settledEvents()).toEqual([{ channel: 'email', result: 'hard_bounce' }]);
+    // Settled once: the next run has nothing to ask.
+    h.clock.advance(15 * MINUTE);
+    expect(await settleAcceptedDeliveries(deps)).toEqual({ settled: 0, stillWaiting: 0, eventIdsForgotten: 0 });
+    expect(fakes.acs.requests.emailStatus).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 import { errorFields } from '../../logging/logger';
 import type { DeliveryResult } from '../ledger/delivery-ledger';
+import type { LedgerSubject } from '../ledger/leased-rows';
 import type { FanoutDeps } from './fanout-deps';
 import { ProviderDeliveryError } from './fanout-error';
 import type { Channel, DeliveryOutcome } from '../../ports/delivery';
@@ -12,8 +13,8 @@ import type { Channel, DeliveryOutcome } from '../../ports/delivery';
  * an address, a phone number, a push token or the announcement's text.
  */
 
-/** What a delivery's lines name it by: its announcement, or the account notice it delivers. */
-export type SubjectFacts = { announcementId: string } | { noticeId: string };
+/** What a delivery's lines name it by: its announcement, or the account notice it delivers (its ledger row's subject). */
+export type SubjectFacts = LedgerSubject;
 
 export type DeliveryFacts = SubjectFacts & {
   recipientUserId: string;

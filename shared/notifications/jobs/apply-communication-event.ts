@@ -1,7 +1,8 @@
 import type { Database, SqlExecutor } from '../../db/database';
 import { recordProviderEvent } from '../ledger/provider-events';
 import { keyOfSmsReportTag } from '../ledger/sms-report-tag';
-import { settleReportedDelivery, type DeliveryKey, type ReportedResult } from '../ledger/delivery-ledger';
+import { subjectOf, type LedgerRowKey } from '../ledger/leased-rows';
+import { settleReportedDelivery, type ReportedResult } from '../ledger/reported-deliveries';
 import { markEmailHardBounce } from '../channels/email-hard-bounces';
 import type { FanoutDeps } from '../engine/fanout-deps';
 import { safeLabel } from '../providers/provider-http';
@@ -12,7 +13,7 @@ import { smsKeywordOf } from './sms-keywords';
 
 /** What one event did, for its log line and tests. */
 export type EventOutcome =
-  | { outcome: 'applied'; type: string; result: ReportedResult | 'sms_stop' | 'sms_start'; key?: DeliveryKey }
+  | { outcome: 'applied'; type: string; result: ReportedResult | 'sms_stop' | 'sms_start'; key?: LedgerRowKey }
   | { outcome: 'no_change'; type: string; why: 'unmatched' | 'not_final' | 'not_a_keyword' | 'not_our_number' | 'not_a_number' }
   | { outcome: 'duplicate'; type: string }
   | { outcome: 'ignored'; type: string }
@@ -40,7 +41,8 @@ const EMAIL_RESULTS: Readonly<Record<string, ReportedResult>> = {
  *   `Delivered` → `delivered`, `Failed` → `failed`; other statuses are not final and change nothing;
  * - a reply SMS that is STOP (or another opt-out keyword) records the number's opt-out, START takes
  *   it back; every other reply is ignored (and never logged: it is a message from a person);
- * - an e-mail delivery report settles the row of its operation id: `Delivered` → `delivered`;
+ * - an e-mail delivery report settles the row of its operation id, an announcement's or an account
+ *   notice's (each ledger's rows hold the ids their e-mails were sent under): `Delivered` → `delivered`;
  *   `Bounced` / `Suppressed` → `hard_bounce`, and the address is marked so it is never tried again;
  *   `Failed`, `Quarantined`, `FilteredSpam` → `failed` (with the status as provider code).
  * Each event id is recorded with its effects in one transaction, so a redelivered event changes
@@ -80,7 +82,7 @@ async function applyEvent(tx: Database | SqlExecutor, event: CommunicationEvent,
       const tagged = keyOfSmsReportTag(event.data.tag);
       const key = await settleReportedDelivery(
         tx,
-        tagged ? { key: tagged } : { channel: 'sms', providerMessageId: event.data.messageId },
+        tagged ? { row: tagged } : { channel: 'sms', providerMessageId: event.data.messageId },
         { result, providerMessageId: event.data.messageId, ...(result === 'failed' ? { providerCode: safeLabel(status) ?? 'Failed' } : {}) },
         now,
       );
@@ -117,12 +119,12 @@ async function applyEvent(tx: Database | SqlExecutor, event: CommunicationEvent,
   }
 }
 
-/** One line per event (ids, type and result only), and the `notification.delivery` event of a settled row. */
+/** One line per event (ids, type and result only; the row named by its subject, `announcementId` or `noticeId`), and the `notification.delivery` event of a settled row. */
 function report(deps: ReportDepsOf, event: CommunicationEvent, outcome: EventOutcome): void {
   const fields = { eventType: event.type, eventId: event.id };
   if (outcome.outcome === 'applied') {
     const delivery = outcome.key
-      ? { announcementId: outcome.key.announcementId, recipientUserId: outcome.key.userId, channel: outcome.key.channel }
+      ? { ...subjectOf(outcome.key), recipientUserId: outcome.key.userId, channel: outcome.key.channel }
       : {};
     const level = outcome.result === 'failed' || outcome.result === 'hard_bounce' ? 'warn' : 'info';
     deps.logger[level]({ ...fields, ...delivery, result: outcome.result }, 'communication event applied');

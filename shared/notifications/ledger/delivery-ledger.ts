@@ -1,5 +1,5 @@
 import type { Database, Dialect, SqlExecutor } from '../../db/database';
-import { jsonRowsCte, limitClause } from '../../db/dialect';
+import { jsonRowsCte } from '../../db/dialect';
 import type { Channel } from '../../ports/delivery';
 import { ANNOUNCEMENT_LEDGER, finishLeasedRow, releaseLeasedRow, rowParams, type LeasedLedger } from './leased-rows';
 
@@ -42,9 +42,6 @@ export const DELIVERY_RESULTS = [
 ] as const;
 export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
 
-/** The results a delivery report or the settle timer may write over `accepted` (or a still `pending` row). */
-export type ReportedResult = 'delivered' | 'failed' | 'hard_bounce' | 'success';
-
 export interface DeliveryKey {
   /**
    * The id of what the row delivers, in its ledger's subject column (`LeasedLedger.subject`): the
@@ -66,8 +63,6 @@ export interface DeliveryRow extends DeliveryKey {
   createdAt: string;
   updatedAt: string;
 }
-
-const KEY = ANNOUNCEMENT_LEDGER.row;
 
 /**
  * Claims the row of `key` for sending until `leaseUntil` (`claimDeliveries` for one key).
@@ -315,67 +310,4 @@ export async function deliveriesOf(db: SqlExecutor, announcementId: string): Pro
     { announcementId },
   );
   return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
-}
-
-/** How a delivery report names its row: the ledger key (an SMS's tag) or the provider's id of the message (SMS and e-mail: push has no reports). */
-export type ReportedDelivery = { key: DeliveryKey } | { channel: Exclude<Channel, 'push'>; providerMessageId: string };
-
-/**
- * Writes a provider's report over a row still `accepted` (or `pending`, when the report overtook
- * the send's answer). A row with another result keeps it: a duplicate or late report changes
- * nothing twice.
- * @returns the key of the row changed, or undefined when no row took the report.
- */
-export async function settleReportedDelivery(
-  db: SqlExecutor,
-  target: ReportedDelivery,
-  outcome: { result: ReportedResult; providerCode?: string | undefined; providerMessageId?: string | undefined },
-  now: string,
-): Promise<DeliveryKey | undefined> {
-  const [row] =
-    'key' in target
-      ? await db.query<DeliveryKey & { result: string }>(
-          `SELECT announcementId, userId, channel, result FROM NotificationDeliveries WHERE ${KEY}`,
-          { announcementId: target.key.announcementId, userId: target.key.userId, channel: target.key.channel },
-        )
-      : await db.query<DeliveryKey & { result: string }>(
-          // `channel <> 'push'`: the index of provider ids leaves push rows out (push has no reports).
-          `SELECT announcementId, userId, channel, result FROM NotificationDeliveries
-           WHERE channel = @channel AND channel <> 'push' AND providerMessageId = @providerMessageId`,
-          { channel: target.channel, providerMessageId: target.providerMessageId.slice(0, 128) },
-        );
-  if (!row || (row.result !== 'accepted' && row.result !== 'pending')) return undefined;
-  const key: DeliveryKey = { announcementId: row.announcementId, userId: row.userId, channel: row.channel };
-  const changed = await db.execute(
-    `UPDATE NotificationDeliveries
-     SET result = @result, providerCode = @providerCode, providerMessageId = COALESCE(providerMessageId, @providerMessageId),
-         claimedUntil = NULL, updatedAt = @now
-     WHERE ${KEY} AND result IN ('accepted', 'pending')`,
-    {
-      ...key,
-      result: outcome.result,
-      providerCode: outcome.providerCode?.slice(0, 64) ?? null,
-      providerMessageId: outcome.providerMessageId?.slice(0, 128) ?? null,
-      now,
-    },
-  );
-  return changed === 1 ? key : undefined;
-}
-
-/** An `accepted` row waiting for its report. */
-export interface AcceptedDelivery extends DeliveryKey {
-  providerMessageId: string | null;
-  /** `outcome_unknown`: a send that may not have gone out (`deliver-sms.ts`). */
-  providerCode: string | null;
-  updatedAt: string;
-}
-
-/** `accepted` rows of `channel` last changed at or before `before`, oldest first (the settle timer). */
-export async function acceptedBefore(db: Pick<Database, 'query' | 'dialect'>, channel: Channel, before: string, limit: number): Promise<AcceptedDelivery[]> {
-  return db.query<AcceptedDelivery>(
-    `SELECT announcementId, userId, channel, providerMessageId, providerCode, updatedAt FROM NotificationDeliveries
-     WHERE result = 'accepted' AND channel = @channel AND updatedAt <= @before
-     ORDER BY updatedAt, announcementId, userId ${limitClause(db.dialect, '@limit')}`,
-    { channel, before, limit },
-  );
 }

@@ -1,4 +1,5 @@
 import type { SqlExecutor, SqlParams } from '../../db/database';
+import type { Channel } from '../../ports/delivery';
 
 /**
  * The lease rules every delivery ledger keeps, in one place: the announcements' rows
@@ -9,6 +10,7 @@ import type { SqlExecutor, SqlParams } from '../../db/database';
  * releases, send starts, lease renewals: `delivery-ledger.ts`, `send-repeatability.ts`) run on
  * either, named by this descriptor, and both obey the same rules:
  * - a result is written over `pending` only, so a result is never replaced and a late answer loses;
+ *   only a delivery report (or the settle timer) writes over `accepted` (`reported-deliveries.ts`);
  * - a row given back ends its lease now, so the next try claims it at once;
  * - the last try of a message fails the rows still `pending` and under no live lease (`poisoned`),
  *   and a re-drive makes exactly those `pending` again.
@@ -37,6 +39,33 @@ export const NOTICE_LEDGER: LeasedLedger = {
   subject: 'noticeId',
   row: 'noticeId = @noticeId AND userId = @userId AND channel = @channel',
 };
+
+/** Every ledger, the announcements' first (most rows: a delivery report's row is most likely there). */
+export const LEASED_LEDGERS: readonly LeasedLedger[] = [ANNOUNCEMENT_LEDGER, NOTICE_LEDGER];
+
+/** What a row delivers, by its ledger's subject column: an announcement, or an account notice. */
+export type LedgerSubject = { announcementId: string } | { noticeId: string };
+
+/**
+ * One row of either ledger, named as its ledger names it: the subject's column says which ledger
+ * (`ledgerOf`), so a notice's id is never carried as an announcement's.
+ */
+export type LedgerRowKey = LedgerSubject & { userId: string; channel: Channel };
+
+/** The ledger whose rows deliver `subject`. */
+export function ledgerOf(subject: LedgerSubject): LeasedLedger {
+  return 'noticeId' in subject ? NOTICE_LEDGER : ANNOUNCEMENT_LEDGER;
+}
+
+/** The subject alone (`announcementId` or `noticeId`), as log lines name it. */
+export function subjectOf(subject: LedgerSubject): LedgerSubject {
+  return 'noticeId' in subject ? { noticeId: subject.noticeId } : { announcementId: subject.announcementId };
+}
+
+/** The parameters of `ledgerOf(key).row` for `key` (whatever else the object carries is left out). */
+export function rowKeyParams(key: LedgerRowKey): SqlParams {
+  return { ...subjectOf(key), userId: key.userId, channel: key.channel };
+}
 
 /** The parameters of `ledger.row` for the row of `subjectId` × `userId` × `channel`. */
 export function rowParams(ledger: LeasedLedger, subjectId: string, userId: string, channel: string): SqlParams {

@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addAdult, addPublishedAnnouncement, migratedMemoryDatabase, T0 } from '../../../test/notifications/notification-fixtures';
 import type { Database, SqlExecutor, SqlParams } from '../../db/database';
+import { insertAccountNotice } from '../../messages/account-notice-store';
 import { claimDeliveries, finishDeliveries, type DeliveryKey } from './delivery-ledger';
+import { LEASED_LEDGERS } from './leased-rows';
+import { acceptedBefore, settleReportedDelivery } from './reported-deliveries';
 import { markSendStarts } from './send-repeatability';
 import { markStalledHandedOver } from './stalled-deliveries';
 
@@ -68,6 +71,32 @@ describe("the ledger's statements over many rows of one announcement", () => {
       // Each step a look-up by key (the full key, or the rowid found from it): a walk of the announcement's
       // rows (its index on announcementId and result, or the whole table) per statement was O(audience).
       for (const detail of onLedger) expect(detail, sql).toMatch(/^SEARCH .*(\(announcementId=\? AND userId=\? AND channel=\?\)|rowid=\?\))$/);
+    }
+  });
+});
+
+describe("what settles accepted rows, on every ledger", () => {
+  it("finds a report's row by its provider id, and the settle timer's rows, through each ledger's partial indexes", async () => {
+    const parent = await addAdult(db);
+    const child = await addAdult(db);
+    await insertAccountNotice(db, { id: 'notice-1', kind: 'child_locked', recipientUserId: parent.id, subjectUserId: child.id, eventAt: T0, createdAt: T0 });
+    const tracked = recording(db);
+    // A report no ledger knows asks each ledger in turn.
+    expect(await settleReportedDelivery(tracked, { channel: 'email', providerMessageId: 'op-unknown' }, { result: 'delivered' }, T0)).toBeUndefined();
+    for (const ledger of LEASED_LEDGERS) await acceptedBefore(tracked, ledger, 'email', T0, 10);
+
+    for (const ledger of LEASED_LEDGERS) {
+      const [lookUp, timer, ...more] = statements.filter(({ sql }) => sql.includes(`FROM ${ledger.table}`));
+      expect(more).toEqual([]);
+      const plans = await Promise.all(
+        [lookUp, timer].map(async (statement) =>
+          (await db.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${statement?.sql ?? ''}`, statement?.params)).map((step) => step.detail).join('; '),
+        ),
+      );
+      expect(plans).toEqual([
+        expect.stringMatching(new RegExp(`^SEARCH ${ledger.table} USING INDEX IX_${ledger.table}_channel_providerMessageId \\(channel=\\? AND providerMessageId=\\?\\)$`)),
+        expect.stringMatching(new RegExp(`^SEARCH ${ledger.table} USING INDEX IX_${ledger.table}_accepted_updatedAt \\(channel=\\? AND updatedAt<\\?\\)`)),
+      ]);
     }
   });
 });

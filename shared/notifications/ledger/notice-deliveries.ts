@@ -2,7 +2,7 @@ import type { SqlExecutor } from '../../db/database';
 import { failUnheldRows, NOTICE_LEDGER, resetFailedRows } from './leased-rows';
 
 /**
- * The ledger of account notices' deliveries (`AccountNoticeDeliveries`, migrations 0013 and 0019),
+ * The ledger of account notices' deliveries (`AccountNoticeDeliveries`, migrations 0013, 0019 and 0022),
  * one row per notice × channel, for the notice's recipient (`userId`). Its rows are claimed, sent,
  * written and given back by the delivery engine's own statements (`delivery-ledger.ts`,
  * `send-repeatability.ts`, named by `NOTICE_LEDGER`), as an announcement's are; what is the
@@ -12,8 +12,12 @@ import { failUnheldRows, NOTICE_LEDGER, resetFailedRows } from './leased-rows';
 export const NOTICE_CHANNELS = ['push', 'email'] as const;
 export type NoticeChannel = (typeof NOTICE_CHANNELS)[number];
 
-/** Final results of a notice's delivery on one channel (`failed`: given up on, e.g. poisoned). */
-export type NoticeDeliveryResult = 'success' | 'accepted' | 'provider_error' | 'hard_bounce' | 'stale_token' | 'failed';
+/**
+ * Results of a notice's delivery on one channel: `accepted` until the e-mail's report (or the
+ * settle timer) settles it as `delivered`, `hard_bounce`, `failed` or `success`; `failed` also when
+ * given up on (poisoned).
+ */
+export type NoticeDeliveryResult = 'success' | 'accepted' | 'delivered' | 'provider_error' | 'hard_bounce' | 'stale_token' | 'failed';
 
 export interface NoticeDeliveryRow {
   noticeId: string;

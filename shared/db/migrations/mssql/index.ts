@@ -20,6 +20,7 @@ import * as fanoutMessageLeases from './0018-fanout-message-leases';
 import * as noticeDeliveryLedger from './0019-notice-delivery-ledger';
 import * as reportLookupIndex from './0020-report-lookup-index';
 import * as pushTicketsInSendOrder from './0021-push-tickets-in-send-order';
+import * as noticeDeliveryReports from './0022-notice-delivery-reports';
 
 /** SQL Server's migrations, in order; names match `../sqlite/index.ts` one for one. */
 export const mssqlMigrations: readonly MigrationDefinition[] = [
@@ -44,4 +45,5 @@ export const mssqlMigrations: readonly MigrationDefinition[] = [
   { name: '0019-notice-delivery-ledger', up: noticeDeliveryLedger.up, down: noticeDeliveryLedger.down },
   { name: '0020-report-lookup-index', up: reportLookupIndex.up, down: reportLookupIndex.down },
   { name: '0021-push-tickets-in-send-order', up: pushTicketsInSendOrder.up, down: pushTicketsInSendOrder.down },
+  { name: '0022-notice-delivery-reports', up: noticeDeliveryReports.up, down: noticeDeliveryReports.down },
 ];
