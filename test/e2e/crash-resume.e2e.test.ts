@@ -273,7 +273,23 @@ async function killAndResume(moment: Moment, expect: ExpectStatic): Promise<void
     expect.soft(doneAt - restartedAt, 'restart to a ledger without pending rows (ms)').toBeLessThanOrEqual(RESUME_LIMIT_MS);
     // Resumed from the ledger: the batches the killed host held were re-driven, their own messages still invisible.
     // (A batch's last rows are written before its summary line: the line may trail the poll that saw them.)
-    await second.waitForLine((line) => line.message === 'fan-out batch delivered' && line.announcementId === announcementId, 10_000);
+    // Re-driven batches overlap (a stalled message and its stalled rows are both re-driven; the later
+    // one finds the rows busy), and a batch's last rows are written before its summary line: wait
+    // until the summaries account for every row pending at the kill, not for the first summary.
+    const pendingAtKill = afterKill.filter((row) => row.result === 'pending').length;
+    const deliveredLines = () => second.lines.filter((line) => line.message === 'fan-out batch delivered' && line.announcementId === announcementId);
+    const settledInSummaries = () =>
+      deliveredLines().reduce((sum, line) => {
+        for (const field of ['pushResults', 'smsResults', 'emailResults']) {
+          for (const [result, count] of Object.entries((line[field] ?? {}) as Record<string, number>)) {
+            // `outcome_unknown` rows are also counted under `accepted`.
+            if (!['busy', 'pending', 'outcome_unknown'].includes(result)) sum += count;
+          }
+        }
+        return sum;
+      }, 0);
+    await waitFor('summary lines for every row pending at the kill', () => settledInSummaries() >= pendingAtKill, 10_000);
+    expect(settledInSummaries(), 'rows settled in the re-driven batches\' summaries').toBe(pendingAtKill);
     const delivered = second.stdout.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.message === 'fan-out batch delivered');
     expect(delivered.length).toBeGreaterThan(0);
     expect(delivered.every((line) => line.redriven === true)).toBe(true);
@@ -290,6 +306,8 @@ async function killAndResume(moment: Moment, expect: ExpectStatic): Promise<void
     // Counted on recovery: every row marked first-sent whose answer was not recorded (answered unread or in flight), no other.
     if (moment !== 'push') {
       const interrupted = (census[moment]?.answered_unread ?? 0) + (census[moment]?.in_flight ?? 0);
+      // A batch's count of resent sends is the line after its summary.
+      await waitFor('the counts of resent sends', () => (resumedSends(second)[moment] ?? 0) >= interrupted, 2_000).catch(() => undefined);
       expect.soft(resumedSends(second), `[${moment}] interrupted sends counted on recovery`).toEqual({ [moment]: interrupted });
     }
     // Push: never missing; a second copy only where the family's request was unanswered at the kill.
