@@ -32,7 +32,7 @@ const ADAPTER_LABEL: Record<AdapterChannel, string> = {
  * Time ÷ floor of each repeat: min / median / max. Push's floor is the provider floor
  * plus the ledger floor measured beside the same repeat; the other channels' is the provider floor.
  */
-const ratios = (p: Pick<FanoutPhase, 'repeats'>): Spread => spread(p.repeats.map((r) => r.wallMs / (r.floorMs + (r.ledgerFloorMs ?? 0))));
+export const ratios = (p: Pick<FanoutPhase, 'repeats'>): Spread => spread(p.repeats.map((r) => r.wallMs / (r.floorMs + (r.ledgerFloorMs ?? 0))));
 /** The figure the goal is judged on: the median of the repeats' time ÷ floor. */
 const ratio = (p: FanoutPhase): number => ratios(p).median;
 /** Each run's own bound: push alone against its floor with the ledger's, the others against the provider floor. */
@@ -42,20 +42,20 @@ const goal = (p: FanoutPhase): string => (met(p) ? `met (≤ ${goalRatio(p)}×)`
 /** The bound of a push run at any audience size. */
 const pushMet = (p: FanoutPhase): boolean => ratios(p).median <= PUSH_GOAL_RATIO;
 /** The floor a run is judged against, as text: push's with its ledger share. */
-const floorOf = (p: FanoutPhase): string =>
+export const floorOf = (p: FanoutPhase): string =>
   p.ledgerFloor
     ? `${seconds(p.floor.floorMs)} + ledger ${secondsSpread(figure(p, (r) => r.ledgerFloorMs ?? 0))}`
     : seconds(p.floor.floorMs);
 /** One figure of every repeat: min / median / max. */
-const figure = (p: Pick<FanoutPhase, 'repeats'>, pick: (r: FanoutPhase['repeats'][number]) => number): Spread => spread(p.repeats.map(pick));
-const secondsSpread = (s: Spread): string => spreadText(s, (value) => seconds(value));
+export const figure = (p: Pick<FanoutPhase, 'repeats'>, pick: (r: FanoutPhase['repeats'][number]) => number): Spread => spread(p.repeats.map(pick));
+export const secondsSpread = (s: Spread): string => spreadText(s, (value) => seconds(value));
 const mibSpread = (s: Spread): string => `${spreadText(s, (value) => mib(value))} MiB`;
 
 /** Provider deliveries of a run: one per recipient and channel (the combined run delivers each recipient three times). */
 const deliveriesOf = (p: FanoutPhase): number => p.result.recipients * p.channels.length;
 
 /** The worker's CPU per recipient of every repeat, and per delivery when a run has more than one channel. */
-function cpuPerRecipient(p: FanoutPhase): string {
+export function cpuPerRecipient(p: FanoutPhase): string {
   const perRecipient = spreadText(figure(p, (r) => r.cpuMs / p.result.recipients), (value) => `${value.toFixed(3)} ms`);
   if (p.channels.length === 1) return `${perRecipient} a recipient`;
   return `${perRecipient} a recipient, ${spreadText(figure(p, (r) => r.cpuMs / deliveriesOf(p)), (value) => `${value.toFixed(3)} ms`)} a delivery`;

@@ -14,16 +14,36 @@ import { HEAP_SAMPLE_MS, type AdapterRun, type FanoutBenchMessage, type FanoutRu
  * that its memory can be read alone and it does not share an event loop with the fake providers.
  */
 
-/** Counts log lines and drops them: the run writes tens of thousands, and reading them is not the work measured. */
-function countingSink(): DestinationStream & { lines: number; warnOrError: number } {
+/**
+ * Counts log lines and drops them: the run writes tens of thousands, and reading them is not the
+ * work measured. Notes the facade's `telemetry ready` line (a configured backend has loaded).
+ */
+function countingSink(): DestinationStream & { lines: number; warnOrError: number; telemetryReady: boolean } {
   return {
     lines: 0,
     warnOrError: 0,
+    telemetryReady: false,
     write(line: string) {
       this.lines += 1;
       if (line.includes('"level":"warn"') || line.includes('"level":"error"')) this.warnOrError += 1;
+      if (line.includes('"message":"telemetry ready"')) this.telemetryReady = true;
     },
   };
+}
+
+/** The longest the worker waits for a configured telemetry backend to load (seconds on a loaded machine). */
+const TELEMETRY_READY_TIMEOUT_MS = 60_000;
+
+/**
+ * With a telemetry backend configured, waits until its worker thread has loaded the SDK: an instance
+ * that fans out has long been ready, so the SDK's load (over a second of CPU) is not the fan-out's.
+ */
+async function telemetryReady(sink: ReturnType<typeof countingSink>): Promise<void> {
+  const started = performance.now();
+  while (!sink.telemetryReady) {
+    if (performance.now() - started > TELEMETRY_READY_TIMEOUT_MS) throw new Error(`the telemetry backend was not ready within ${TELEMETRY_READY_TIMEOUT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function send(message: FanoutWorkerMessage): Promise<void> {
@@ -78,6 +98,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: FANOUT_SERVICE_NAME, level: services.config.logLevel, destination: sink });
   const deps = buildFanoutDeps(services, { logger });
   await services.database.get();
+  if (services.config.appInsightsConnectionString) await telemetryReady(sink);
   const message = await new Promise<FanoutBenchMessage>((resolve) => {
     process.once('message', (received: FanoutBenchMessage) => resolve(received));
     void send({ kind: 'ready', deliveryConcurrency: deps.concurrency, batchSize: deps.batchSize });

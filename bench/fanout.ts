@@ -71,6 +71,12 @@ export interface FanoutPlan {
    * A run's figures are then reported as min / median / max, its details from the median run.
    */
   repeats?: number;
+  /**
+   * Application Insights configured, as in production: the workers' telemetry goes to this
+   * ingestion endpoint (HTTPS, its certificate trusted through `NODE_EXTRA_CA_CERTS`), and each
+   * worker starts its run once the backend has loaded. Unset: telemetry goes to the log only.
+   */
+  telemetry?: { connectionString: string; caCertPath: string };
 }
 
 /** The figures of one run of a fan-out or adapter, kept for each repeat: their spread is reported. */
@@ -231,7 +237,19 @@ export async function measureFanout(plan: FanoutPlan, note: (message: string) =>
   } finally {
     await fakes.close();
   }
-  const phases = phaseRuns.map((runs) => ({
+  const phases = phaseRuns.map(phaseOfRuns);
+  const adapters = adapterRuns.map((runs) => ({
+    ...medianRun(runs),
+    repeats: runs.map((run) => ({ wallMs: run.result.wallMs, floorMs: run.floorMs, cpuMs: run.result.cpuMs, peakBytes: run.peakBytes, loadBefore: run.loadBefore })),
+  }));
+  const deliveryConcurrency = shape?.deliveryConcurrency ?? (adapters[0] ? adapters[0].inFlight / plan.parallelBatches : undefined);
+  if (deliveryConcurrency === undefined) throw new Error('no fan-out run was selected');
+  return { plan, deliveryConcurrency, batchSize: shape?.batchSize ?? Number.NaN, phases, adapters };
+}
+
+/** One fan-out's repeats as one phase: the median run's details, every repeat's figures. */
+export function phaseOfRuns(runs: readonly FanoutPhaseRun[]): FanoutPhase {
+  return {
     ...medianRun(runs),
     repeats: runs.map((run) => ({
       wallMs: run.result.wallMs,
@@ -241,14 +259,7 @@ export async function measureFanout(plan: FanoutPlan, note: (message: string) =>
       peakBytes: run.peakBytes,
       loadBefore: run.loadBefore,
     })),
-  }));
-  const adapters = adapterRuns.map((runs) => ({
-    ...medianRun(runs),
-    repeats: runs.map((run) => ({ wallMs: run.result.wallMs, floorMs: run.floorMs, cpuMs: run.result.cpuMs, peakBytes: run.peakBytes, loadBefore: run.loadBefore })),
-  }));
-  const deliveryConcurrency = shape?.deliveryConcurrency ?? (adapters[0] ? adapters[0].inFlight / plan.parallelBatches : undefined);
-  if (deliveryConcurrency === undefined) throw new Error('no fan-out run was selected');
-  return { plan, deliveryConcurrency, batchSize: shape?.batchSize ?? Number.NaN, phases, adapters };
+  };
 }
 
 /** The run whose time is the median of the repeats (of an even number, the faster of the two middle ones). */
@@ -351,6 +362,7 @@ function workerEnv(plan: FanoutPlan, sqlitePath: string, fakes: FakeProviders): 
     SQLITE_PATH: sqlitePath,
     SMS_MONTHLY_CAP_USD: String(FANOUT_SMS_CAP_USD),
     ...fakes.env,
+    ...(plan.telemetry ? { APPLICATIONINSIGHTS_CONNECTION_STRING: plan.telemetry.connectionString, NODE_EXTRA_CA_CERTS: plan.telemetry.caCertPath } : {}),
   };
 }
 

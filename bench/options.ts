@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ADAPTER_CHANNELS, FANOUT_PHASES, type FanoutPlan } from './fanout';
 
 /** The parts of the bench, in the order a full run measures them. */
-export const SECTIONS = ['http', 'argon2', 'timing', 'memory', 'hash-fairness', 'cold-start', 'first-sign-in', 'logger', 'fanout', 'push-scaling'] as const;
+export const SECTIONS = ['http', 'argon2', 'timing', 'memory', 'hash-fairness', 'cold-start', 'first-sign-in', 'logger', 'fanout', 'push-telemetry', 'push-scaling'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** The sections that need the local host, its identity provider and the bench's accounts. */

@@ -13,6 +13,8 @@ import { memoryGoals, renderMemorySection, type MemoryMeasurement } from './memo
 import { SECTIONS, type Section } from './options';
 import type { Argon2VersusSignIn, UnknownVersusWrong } from './scenarios';
 import { renderTimingSection, timingGoals } from './timing-report';
+import type { PushTelemetry } from './push-telemetry';
+import { pushTelemetryGoals, renderPushTelemetry } from './push-telemetry-report';
 
 /** How long one section took and how loaded the machine was when it began. */
 export interface SectionRun {
@@ -44,6 +46,7 @@ export interface BenchResults {
   firstSignIn?: FirstSignInMeasurement;
   logger?: LoggerCostResult;
   fanout?: FanoutMeasurement;
+  pushTelemetry?: PushTelemetry;
   pushScaling?: PushScaling;
 }
 
@@ -57,6 +60,7 @@ export function goalRows(r: BenchResults): GoalRow[] {
     ...(r.memory ? memoryGoals(r.memory) : []),
     ...(r.hashFairness ? hashFairnessGoals(r.hashFairness) : []),
     ...(r.fanout ? fanoutGoals(r.fanout) : []),
+    ...(r.pushTelemetry ? pushTelemetryGoals(r.pushTelemetry) : []),
     ...(r.pushScaling ? pushScalingGoals(r.pushScaling) : []),
     ...(r.timing ? timingGoals(r.timing) : []),
   ];
@@ -136,6 +140,7 @@ export function renderReport(r: BenchResults): string {
     ...(r.memory ? renderMemorySection(r.memory) : []),
     ...(r.hashFairness ? renderHashFairnessSection(r.hashFairness) : []),
     ...(r.fanout ? renderFanoutSection(r.fanout) : []),
+    ...(r.pushTelemetry ? renderPushTelemetry(r.pushTelemetry) : []),
     ...(r.pushScaling ? renderPushScaling(r.pushScaling) : []),
     ...sectionTimes(r),
   ].join('\n');

@@ -8,6 +8,7 @@ import { coldStartMeasurement } from './cold-start-report';
 import { measureFirstSignIns } from './first-sign-in';
 import { coldStartCases, telemetryReadyScenarios } from './cold-start-scenarios';
 import { measureFanout } from './fanout';
+import { measurePushTelemetry } from './push-telemetry';
 import { measureHashFairness, type HashFairnessPlan } from './hash-fairness';
 import { HOST_SECTIONS, parseOptions, type BenchOptions } from './options';
 import { measureHostSections, type HostPlan, type SectionTimer } from './host-sections';
@@ -23,7 +24,8 @@ import { renderReport, type BenchResults, type SectionRun } from './report';
  * Sections, in the order they run: on the local host `http` (raw `node:http` and `{}` floors, `/me`,
  * adult sign-in), `argon2`, `timing`, `memory` (a burst on fresh hosts); `hash-fairness` (a child behind a
  * flood of junk sign-ins, on a fresh host of its own); then `cold-start` (whole
- * processes), `logger` (a process of its own) and `fanout` (a worker process per run). Each figure
+ * processes), `logger` (a process of its own), `fanout` (a worker process per run), `push-telemetry`
+ * (push with Application Insights configured) and `push-scaling`. Each figure
  * is repeated: rounds, repeats or fresh processes, reported as min / median / max.
  *
  * One or more sections alone (prints them, leaves bench/results.md alone):
@@ -83,6 +85,8 @@ const PLAN = {
   },
   /** Push alone as the audience grows. */
   pushScaling: { sizes: [1_000, 10_000, 100_000], repeats: 3 },
+  /** Push alone with Application Insights configured, each repeat beside one with telemetry to the log only. */
+  pushTelemetry: { repeats: 3 },
 } as const;
 const RESULTS_FILE = path.join(PROJECT_ROOT, 'bench', 'results.md');
 
@@ -162,6 +166,12 @@ async function measure(options: BenchOptions): Promise<BenchResults> {
         },
         note,
       ),
+    );
+  }
+  if (selected('push-telemetry')) {
+    note(`push alone with Application Insights configured against telemetry to the log, ${PLAN.pushTelemetry.repeats} pairs`);
+    results.pushTelemetry = await section('push-telemetry', () =>
+      measurePushTelemetry({ ...PLAN.fanout, repeats: PLAN.pushTelemetry.repeats, sqliteDir: BENCH_TMP }, note),
     );
   }
   if (selected('push-scaling')) {

@@ -53,8 +53,8 @@ function track(telemetry: Telemetry, item: TelemetryItem): void {
 }
 
 function handle(telemetry: Telemetry, message: ToWorker): void {
-  if (message.kind === 'item') {
-    runWithLogContext(message.context, () => track(telemetry, message.item));
+  if (message.kind === 'items') {
+    for (const { item, context } of message.items) runWithLogContext(context, () => track(telemetry, item));
     return;
   }
   const upTo = received;
@@ -62,7 +62,7 @@ function handle(telemetry: Telemetry, message: ToWorker): void {
 }
 
 port.on('message', (message: ToWorker) => {
-  if (message.kind === 'item') received += 1;
+  if (message.kind === 'items') received += message.items.length;
   if (backend) handle(backend, message);
   else waiting.push(message);
 });

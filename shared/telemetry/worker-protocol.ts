@@ -32,7 +32,18 @@ export type TelemetryItem =
   | { type: 'exception'; error: PlainError; properties?: TelemetryProperties }
   | { type: 'dependency'; dependency: DependencyTelemetry };
 
-export type ToWorker = { kind: 'item'; item: TelemetryItem; context: ItemContext } | { kind: 'flush'; id: number };
+/** One tracked call with the log context it was made in. */
+export interface ContextualItem {
+  item: TelemetryItem;
+  context: ItemContext;
+}
+
+/**
+ * The calls of one turn of the event loop travel as one `items` message, in the order they were
+ * made: a fan-out tracks an event per delivery, and one message per call cost the main thread more
+ * than the rest of the telemetry did. A flush comes after every item tracked before it.
+ */
+export type ToWorker = { kind: 'items'; items: ContextualItem[] } | { kind: 'flush'; id: number };
 
 export type FromWorker =
   /** The backend is built (`backend`), or it failed to load and the worker sends telemetry to the log (`log-only`). */

@@ -3,8 +3,9 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { currentLogContext, runWithLogContext } from '../logging/log-context';
 import { errorFields, type Logger } from '../logging/logger';
+import { guardedCalls } from './guarded-call';
 import type { Telemetry } from './telemetry';
-import type { FromWorker, ItemContext, TelemetryItem, TelemetryWorkerSettings, ToWorker } from './worker-protocol';
+import type { ContextualItem, FromWorker, ItemContext, TelemetryItem, TelemetryWorkerSettings, ToWorker } from './worker-protocol';
 
 export interface WorkerTelemetryOptions {
   settings: TelemetryWorkerSettings;
@@ -28,10 +29,14 @@ export const WORKER_FLUSH_TIMEOUT_MS = 2_000;
 /** As `DEFAULT_MAX_BUFFERED` of the deferred facade: a busy start-up's items, a bounded memory if the SDK never loads. */
 const DEFAULT_MAX_BUFFERED = 5_000;
 
+/** The most items one message carries: a long synchronous burst goes out in pieces, not as one large copy. */
+export const ITEMS_PER_MESSAGE = 1_000;
+
 /**
  * The telemetry facade backed by a worker thread that owns the SDK (`telemetry-worker.ts`): every
- * call is turned into plain data with its caller's log context and posted through the worker's
- * message port, so the main thread never loads, runs or waits for the SDK. The worker is started
+ * call is turned into plain data with its caller's log context, and the calls of one turn of the
+ * event loop are posted together through the worker's message port (`ITEMS_PER_MESSAGE` at most),
+ * so the main thread never loads, runs or waits for the SDK. The worker is started
  * on the next turn of the event loop (`schedule`), `unref`ed so it never holds the process open.
  *
  * `telemetry ready` is written when the worker's backend is built (or, when it fails, after one
@@ -55,9 +60,38 @@ export function createWorkerTelemetry(options: WorkerTelemetryOptions): Telemetr
   let nextFlushId = 1;
   const flushes = new Map<number, () => void>();
 
+  /** Items of this turn not yet posted: they go together on the check phase of the loop (`setImmediate`). */
+  let pending: ContextualItem[] = [];
+  let pendingTimer: NodeJS.Immediate | undefined;
+
+  const guarded = guardedCalls(logger);
+
+  /**
+   * Posts to the worker (before it exists, keeps the message for it). A message whose items cannot
+   * all be cloned (a careless caller's property) goes again an item at a time: the one that fails
+   * becomes a warn line, the turn's other items still go, and nothing throws out of the timer.
+   */
+  const postToWorker = (target: Worker, message: ToWorker): void => {
+    try {
+      target.postMessage(message);
+    } catch (error) {
+      if (message.kind !== 'items') throw error;
+      for (const one of message.items) guarded(`track ${one.item.type}`, () => target.postMessage({ kind: 'items', items: [one] } satisfies ToWorker));
+    }
+  };
+
   const post = (message: ToWorker): void => {
-    if (worker) worker.postMessage(message);
+    if (worker) postToWorker(worker, message);
     else early?.push(message);
+  };
+
+  const postPending = (): void => {
+    if (pendingTimer) clearImmediate(pendingTimer);
+    pendingTimer = undefined;
+    if (pending.length === 0) return;
+    const items = pending;
+    pending = [];
+    post({ kind: 'items', items });
   };
 
   const onMessage = (message: FromWorker): void => {
@@ -89,6 +123,9 @@ export function createWorkerTelemetry(options: WorkerTelemetryOptions): Telemetr
   const stop = (): void => {
     stopped = true;
     early = undefined;
+    pending = [];
+    if (pendingTimer) clearImmediate(pendingTimer);
+    pendingTimer = undefined;
     for (const done of flushes.values()) done();
     flushes.clear();
     void worker?.terminate();
@@ -115,7 +152,7 @@ export function createWorkerTelemetry(options: WorkerTelemetryOptions): Telemetr
     });
     // After the listeners: adding a message listener refs the worker's port again.
     worker.unref();
-    for (const message of early ?? []) worker.postMessage(message);
+    for (const message of early ?? []) postToWorker(worker, message);
     early = undefined;
   });
 
@@ -126,7 +163,10 @@ export function createWorkerTelemetry(options: WorkerTelemetryOptions): Telemetr
       return;
     }
     posted += 1;
-    post({ kind: 'item', item, context: contextOf() });
+    pending.push({ item, context: contextOf() });
+    if (pending.length >= ITEMS_PER_MESSAGE) postPending();
+    // Unref'd: items still waiting never hold the process open, as the worker's port does not.
+    else pendingTimer ??= setImmediate(postPending).unref();
   };
 
   return {
@@ -150,6 +190,7 @@ export function createWorkerTelemetry(options: WorkerTelemetryOptions): Telemetr
       const flushed = await new Promise<boolean>((resolve) => {
         flushes.set(id, () => resolve(true));
         timer = setTimeout(() => resolve(false), flushTimeoutMs);
+        postPending();
         post({ kind: 'flush', id });
       });
       clearTimeout(timer);
