@@ -34,7 +34,7 @@ function listOf<T extends string>(flag: string, value: string, known: readonly s
 
 /**
  * The bench's command line:
- *   [--only http,argon2,timing,memory,hash-fairness,cold-start,logger,fanout]
+ *   [--only <sections>] (any of `SECTIONS`, comma-separated)
  *   [--phases push,sms,email,combined,sms-adapter,email-adapter] [--cpu-prof <dir>] [--fanout-repeats <n>]
  * `--phases` and `--cpu-prof` shape the fan-out and so need it selected.
  * @throws on an unknown flag or name, a missing value, or fan-out flags without the fan-out.
