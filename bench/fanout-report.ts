@@ -49,14 +49,18 @@ export const floorOf = (p: FanoutPhase): string =>
 /** One figure of every repeat: min / median / max. */
 export const figure = (p: Pick<FanoutPhase, 'repeats'>, pick: (r: FanoutPhase['repeats'][number]) => number): Spread => spread(p.repeats.map(pick));
 export const secondsSpread = (s: Spread): string => spreadText(s, (value) => seconds(value));
-const mibSpread = (s: Spread): string => `${spreadText(s, (value) => mib(value))} MiB`;
+export const mibSpread = (s: Spread): string => `${spreadText(s, (value) => mib(value))} MiB`;
 
 /** Provider deliveries of a run: one per recipient and channel (the combined run delivers each recipient three times). */
 const deliveriesOf = (p: FanoutPhase): number => p.result.recipients * p.channels.length;
 
+/** The worker's CPU per recipient of every repeat, as text: min / median / max. */
+export const cpuPerRecipientSpread = (p: FanoutPhase): string =>
+  spreadText(figure(p, (r) => r.cpuMs / p.result.recipients), (value) => `${value.toFixed(3)} ms`);
+
 /** The worker's CPU per recipient of every repeat, and per delivery when a run has more than one channel. */
 export function cpuPerRecipient(p: FanoutPhase): string {
-  const perRecipient = spreadText(figure(p, (r) => r.cpuMs / p.result.recipients), (value) => `${value.toFixed(3)} ms`);
+  const perRecipient = cpuPerRecipientSpread(p);
   if (p.channels.length === 1) return `${perRecipient} a recipient`;
   return `${perRecipient} a recipient, ${spreadText(figure(p, (r) => r.cpuMs / deliveriesOf(p)), (value) => `${value.toFixed(3)} ms`)} a delivery`;
 }
@@ -393,7 +397,7 @@ export function renderPushScaling(s: PushScaling): string[] {
         spreadText(ratios(phase), times),
         recipients >= 10_000 ? (pushMet(phase) ? 'met' : '**not met**') : 'informational',
         spreadText(perRecipientMs(phase), (value) => `${value.toFixed(3)} ms`),
-        spreadText(figure(phase, (r) => r.cpuMs / recipients), (value) => `${value.toFixed(3)} ms`),
+        cpuPerRecipientSpread(phase),
         mibSpread(figure(phase, (r) => r.peakBytes)),
       ]),
       7,

@@ -1,12 +1,8 @@
-import type { FanoutPhase } from './fanout';
-import { cpuPerRecipient, figure, floorOf, ratios, secondsSpread } from './fanout-report';
+import { cpuPerRecipient, cpuPerRecipientSpread, figure, floorOf, mibSpread, ratios, secondsSpread } from './fanout-report';
 import type { GoalRow } from './goals';
-import { count, mib, spreadText, table, times } from './markdown';
+import { count, spreadText, table, times } from './markdown';
 import type { PushTelemetry } from './push-telemetry';
 import { spread } from './stats';
-
-const cpuPerRecipientSpread = (p: FanoutPhase): string =>
-  spreadText(figure(p, (r) => r.cpuMs / p.result.recipients), (value) => `${value.toFixed(3)} ms`);
 
 /** The informational row of the goal summary: push as production runs it, with Application Insights. */
 export function pushTelemetryGoals(t: PushTelemetry): GoalRow[] {
@@ -20,6 +16,7 @@ export function pushTelemetryGoals(t: PushTelemetry): GoalRow[] {
   ];
 }
 
+/** The section of bench/results.md: both runs of each pair side by side, and the ratio of each pair. */
 export function renderPushTelemetry(t: PushTelemetry): string[] {
   const rows = [
     { label: 'Telemetry to the log only (as the fan-out section)', p: t.logOnly },
@@ -38,7 +35,7 @@ export function renderPushTelemetry(t: PushTelemetry): string[] {
         floorOf(p),
         spreadText(ratios(p), times),
         cpuPerRecipientSpread(p),
-        `${spreadText(figure(p, (r) => r.peakBytes), (value) => mib(value))} MiB`,
+        mibSpread(figure(p, (r) => r.peakBytes)),
       ]),
       5,
     ),

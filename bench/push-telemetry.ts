@@ -26,11 +26,11 @@ export async function measurePushTelemetry(plan: Omit<FanoutPlan, 'phases' | 'te
   const ingestion = await startIngestionCapture();
   const logOnly: FanoutPhaseRun[] = [];
   const appInsights: FanoutPhaseRun[] = [];
+  const base = { ...plan, repeats: 1, phases: ['push'] as const };
+  const telemetry = { connectionString: ingestion.connectionString, caCertPath: ingestion.certPath };
   try {
     for (let round = 1; round <= repeats; round += 1) {
-      const base = { ...plan, repeats: 1, phases: ['push'] as const };
       logOnly.push(onlyPhase(await measureFanout(base, note)));
-      const telemetry = { connectionString: ingestion.connectionString, caCertPath: ingestion.certPath };
       appInsights.push(onlyPhase(await measureFanout({ ...base, telemetry }, (message) => note(`${message} (Application Insights)`))));
     }
     if (ingestion.envelopes.length === 0) throw new Error('the Application Insights runs sent nothing to the ingestion stand-in');
