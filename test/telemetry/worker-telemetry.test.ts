@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CanaryTracker } from '../helpers/canaries';
 import { LogSink } from '../helpers/log-sink';
 import { runWithLogContext } from '../../shared/logging/log-context';
 import { createLogger } from '../../shared/logging/logger';
@@ -105,7 +106,10 @@ describe('the worker-thread telemetry facade', () => {
   ])('turns an item that cannot be posted into one warn line and still posts the others, when $when', async ({ schedule }) => {
     const { telemetry, sink } = start(schedule ? { schedule } : {});
     trackDeliveries(telemetry, 2);
-    untyped(telemetry).trackEvent('notification.delivery', { channel: 'push', result: 'a-x', callback: () => undefined });
+    // The careless caller's item also holds personal data: the warn line must not quote it.
+    const canaries = new CanaryTracker();
+    canaries.add('canary.worker-telemetry@example.org');
+    untyped(telemetry).trackEvent('notification.delivery', { channel: 'push', result: 'a-x', contact: 'canary.worker-telemetry@example.org', callback: () => undefined });
     trackDeliveries(telemetry, 1, 2);
     await telemetry.flush();
     const items = received(sink).filter(({ kind }) => kind === 'items');
@@ -115,5 +119,6 @@ describe('the worker-thread telemetry facade', () => {
       { items: 1, firstResult: 'a-2' },
     ]);
     expect(sink.withMessage('telemetry call failed')).toEqual([expect.objectContaining({ level: 'warn', telemetryCall: 'track event', errorType: 'DataCloneError' })]);
+    expect(canaries.findIn(sink.raw.join('\n'))).toEqual([]);
   });
 });
